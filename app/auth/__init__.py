@@ -1,0 +1,1 @@
+"""Users and, later, passwords, sessions and CSRF; knows nothing of HTTP."""

@@ -1,0 +1,1 @@
+"""Topics and cards: load markdown files, validate them, render them once, search them."""

@@ -1,0 +1,112 @@
+"""The loaded content, in memory: topics in order, cards by id, all HTML rendered already."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.content.render import Heading
+from app.content.schema import Card, FrontMatter
+
+
+@dataclass(frozen=True)
+class RubricView:
+    point_html: str
+    keywords: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SourceView:
+    html: str
+    href: str | None  # a link to the reference in the topic, or the source's own URL
+
+
+@dataclass(frozen=True)
+class CardView:
+    """A card with every markdown field rendered to HTML."""
+
+    card: Card
+    topic_slug: str
+    topic_title: str
+    line: int
+    question_html: str
+    answer_html: str | None
+    steps_html: tuple[str, ...]
+    shuffled_steps: tuple[int, ...]  # order cards: a fixed, non-identity order to show
+    rubric: tuple[RubricView, ...]
+    followups_html: tuple[str, ...]
+    mistakes_html: tuple[str, ...]
+    sources: tuple[SourceView, ...]
+    plain_text: str
+
+    @property
+    def id(self) -> str:
+        return self.card.id
+
+    @property
+    def kind(self) -> str:
+        return self.card.kind
+
+
+@dataclass(frozen=True)
+class ReferenceView:
+    key: str
+    html: str
+    url: str | None
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of a topic page: HTML, or the id of a card to show there."""
+
+    html: str = ""
+    card_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Topic:
+    meta: FrontMatter
+    path: Path
+    segments: tuple[Segment, ...]
+    cards: tuple[CardView, ...]
+    headings: tuple[Heading, ...]
+    references: tuple[ReferenceView, ...]
+    plain_text: str
+    word_count: int
+
+    @property
+    def slug(self) -> str:
+        return self.meta.slug
+
+    @property
+    def title(self) -> str:
+        return self.meta.title
+
+
+@dataclass
+class Catalog:
+    """All topics, ordered; lookups by slug and card id."""
+
+    topics: list[Topic]
+    _by_slug: dict[str, Topic] = field(init=False)
+    _cards: dict[str, CardView] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.topics.sort(key=lambda t: t.meta.order)
+        self._by_slug = {t.slug: t for t in self.topics}
+        self._cards = {c.id: c for t in self.topics for c in t.cards}
+
+    def topic(self, slug: str) -> Topic | None:
+        return self._by_slug.get(slug)
+
+    def card(self, card_id: str) -> CardView | None:
+        return self._cards.get(card_id)
+
+    @property
+    def cards(self) -> list[CardView]:
+        return list(self._cards.values())
+
+    def neighbours(self, slug: str) -> tuple[Topic | None, Topic | None]:
+        """The topics before and after `slug` in reading order."""
+        index = [t.slug for t in self.topics].index(slug)
+        before = self.topics[index - 1] if index > 0 else None
+        after = self.topics[index + 1] if index + 1 < len(self.topics) else None
+        return before, after

@@ -1,0 +1,111 @@
+"""Full-text search over topics and cards, indexed once; results carry highlighted snippets.
+
+Ten topics and a few hundred cards fit in memory many times over, so a scan of lowercased
+text beats running a search engine. Every term must appear; titles weigh most.
+"""
+
+import re
+from dataclasses import dataclass
+from html import escape
+
+from app.content.catalog import Catalog
+
+MAX_QUERY_LENGTH = 200
+SNIPPET_LENGTH = 220
+_WORD = re.compile(r"\w[\w.+/-]*\w|\w")
+_WEIGHTS = (10, 4, 1)  # title, summary or question, body
+
+
+@dataclass(frozen=True)
+class Document:
+    kind: str  # "topic" or "card"
+    key: str  # slug or card id
+    title: str
+    url: str
+    context: str  # the topic a card belongs to
+    fields: tuple[str, str, str]  # title, summary, body: as written
+    lowered: tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Hit:
+    kind: str
+    key: str
+    title: str
+    url: str
+    context: str
+    snippet_html: str  # built from escaped text; only <mark> is added
+    score: int
+
+
+class QueryTooLong(ValueError):
+    pass
+
+
+def terms_of(query: str) -> list[str]:
+    if len(query) > MAX_QUERY_LENGTH:
+        raise QueryTooLong(f"q: at most {MAX_QUERY_LENGTH} characters, got {len(query)}")
+    return list(dict.fromkeys(t.lower() for t in _WORD.findall(query)))
+
+
+class SearchIndex:
+    def __init__(self, catalog: Catalog) -> None:
+        self.documents: list[Document] = []
+        for topic in catalog.topics:
+            fields = (topic.title, topic.meta.summary, topic.plain_text)
+            self._add("topic", topic.slug, topic.title, f"/topics/{topic.slug}", "", fields)
+            for card in topic.cards:
+                question = card.card.question
+                fields = (card.id, question, card.plain_text)
+                title = _shorten(question, 120)
+                self._add("card", card.id, title, f"/cards/{card.id}", topic.title, fields)
+
+    def _add(
+        self, kind: str, key: str, title: str, url: str, context: str, fields: tuple[str, str, str]
+    ) -> None:
+        lowered = (fields[0].lower(), fields[1].lower(), fields[2].lower())
+        self.documents.append(Document(kind, key, title, url, context, fields, lowered))
+
+    def search(self, query: str, limit: int = 50) -> list[Hit]:
+        """Documents holding every term of `query`, best first."""
+        terms = terms_of(query)
+        if not terms:
+            return []
+        hits = []
+        for doc in self.documents:
+            counts = [[text.count(term) for text in doc.lowered] for term in terms]
+            if not all(any(per_field) for per_field in counts):
+                continue
+            score = sum(
+                w * c for per_field in counts for w, c in zip(_WEIGHTS, per_field, strict=True)
+            )
+            snippet = _snippet(doc.fields[2] or doc.fields[1], terms)
+            hits.append(Hit(doc.kind, doc.key, doc.title, doc.url, doc.context, snippet, score))
+        hits.sort(key=lambda h: (-h.score, h.kind != "topic", h.title))
+        return hits[:limit]
+
+
+def _snippet(text: str, terms: list[str]) -> str:
+    lowered = text.lower()
+    positions = [p for p in (lowered.find(t) for t in terms) if p >= 0]
+    start = max(0, min(positions, default=0) - SNIPPET_LENGTH // 3)
+    if start:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < start + 30 else start
+    end = min(len(text), start + SNIPPET_LENGTH)
+    piece = text[start:end]
+    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.I)
+    html, last = [], 0
+    for match in pattern.finditer(piece):
+        html.append(escape(piece[last : match.start()]))
+        html.append(f"<mark>{escape(match.group())}</mark>")
+        last = match.end()
+    html.append(escape(piece[last:]))
+    prefix = "… " if start else ""
+    suffix = " …" if end < len(text) else ""
+    return prefix + "".join(html) + suffix
+
+
+def _shorten(text: str, length: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= length else flat[: length - 1].rsplit(" ", 1)[0] + "…"

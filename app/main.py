@@ -1,0 +1,57 @@
+"""create_app(settings): the one place that wires content, database and routers together."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app import PROJECT_ROOT, __version__, migrate
+from app.auth.users import ensure_local_user
+from app.config import Settings
+from app.content.loader import load_catalog
+from app.content.search import SearchIndex
+from app.db import Database
+from app.web import errors, health, search, topics
+from app.web.templating import build_templates
+
+API_DESCRIPTION = """
+Everything the pages show is also available as JSON: topics, cards and search.
+Errors are JSON objects with a `detail` field.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app: load and render the content, migrate the database, mount the routers.
+
+    Raises ContentError when a content file is broken, before anything listens.
+    """
+    settings = settings or Settings()
+    catalog = load_catalog(settings.content_dir)
+    database = Database(settings.database_url)
+    migrate.upgrade(database.engine)
+    with database.write_session() as session:
+        ensure_local_user(session)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        database.dispose()
+
+    app = FastAPI(
+        title="Ringside",
+        version=__version__,
+        description=API_DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.catalog = catalog
+    app.state.search_index = SearchIndex(catalog)
+    app.state.database = database
+    app.state.templates = build_templates(catalog)
+
+    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    for module in (health, topics, search):
+        app.include_router(module.router)
+    errors.install(app)
+    return app

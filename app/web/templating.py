@@ -1,0 +1,30 @@
+"""The Jinja environment shared by every page."""
+
+from fastapi.templating import Jinja2Templates
+
+from app import PROJECT_ROOT, __version__
+from app.content.catalog import Catalog
+
+KIND_LABELS = {
+    "recall": "Recall",
+    "derivation": "Derivation",
+    "numeric": "Numeric",
+    "order": "Order",
+}
+
+
+def build_templates(catalog: Catalog) -> Jinja2Templates:
+    templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
+    env = templates.env
+    env.globals["catalog"] = catalog
+    env.globals["version"] = __version__
+    env.globals["kind_labels"] = KIND_LABELS
+    env.filters["format_value"] = format_value
+    return templates
+
+
+def format_value(value: float) -> str:
+    """A number as a person reads it: 1,024 or 0.875; e-notation when very large or small."""
+    if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):
+        return f"{value:.4g}"
+    return f"{value:,.4f}".rstrip("0").rstrip(".")

@@ -1,0 +1,73 @@
+"""Topic and card pages, and their JSON."""
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from app.web.api_models import CardOut, TopicOut, TopicSummaryOut
+from app.web.deps import CardDep, CatalogDep, TemplatesDep, TopicDep
+
+router = APIRouter()
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"description": "No such topic or card", "content": {"application/json": {}}}
+}
+
+
+@router.get("/", response_class=HTMLResponse, include_in_schema=False)
+def home(request: Request, catalog: CatalogDep, templates: TemplatesDep) -> HTMLResponse:
+    total_cards = sum(len(t.cards) for t in catalog.topics)
+    return templates.TemplateResponse(
+        request, "home.html", {"topics": catalog.topics, "total_cards": total_cards}
+    )
+
+
+@router.get("/topics", include_in_schema=False)
+def topics_index() -> RedirectResponse:
+    return RedirectResponse("/", status_code=308)
+
+
+@router.get("/topics/{slug}", response_class=HTMLResponse, include_in_schema=False)
+def topic_page(
+    request: Request, topic: TopicDep, catalog: CatalogDep, templates: TemplatesDep
+) -> HTMLResponse:
+    before, after = catalog.neighbours(topic.slug)
+    cards = {card.id: card for card in topic.cards}
+    related = [t for slug in topic.meta.related if (t := catalog.topic(slug))]
+    return templates.TemplateResponse(
+        request,
+        "topics/show.html",
+        {
+            "topic": topic,
+            "cards": cards,
+            "before": before,
+            "after": after,
+            "related": related,
+        },
+    )
+
+
+@router.get("/cards/{card_id}", response_class=HTMLResponse, include_in_schema=False)
+def card_page(
+    request: Request, card: CardDep, catalog: CatalogDep, templates: TemplatesDep
+) -> HTMLResponse:
+    topic = catalog.topic(card.topic_slug)
+    return templates.TemplateResponse(request, "cards/show.html", {"card": card, "topic": topic})
+
+
+@router.get("/api/topics", tags=["content"])
+def list_topics(catalog: CatalogDep) -> list[TopicSummaryOut]:
+    """Every topic in reading order, with its card count."""
+    return [TopicSummaryOut.of(t) for t in catalog.topics]
+
+
+@router.get("/api/topics/{slug}", tags=["content"], responses=NOT_FOUND)
+def get_topic(topic: TopicDep) -> TopicOut:
+    """One topic with its references and all its cards (markdown source)."""
+    return TopicOut.of(topic)
+
+
+@router.get("/api/cards/{card_id}", tags=["content"], responses=NOT_FOUND)
+def get_card(card: CardDep) -> CardOut:
+    """One card by its stable id."""
+    return CardOut.of(card)

@@ -1,0 +1,235 @@
+"""Loading content: what a valid file gives, and the one-line message for each kind of breakage."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from app.content.loader import ContentError, load_catalog
+from tests.conftest import FIXTURE_CONTENT
+from tests.content.helpers import card, write_topic
+
+
+def line_of(path: Path, needle: str) -> int:
+    """1-based number of the first line of `path` containing `needle`."""
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+def error_for(root: Path) -> ContentError:
+    with pytest.raises(ContentError) as caught:
+        load_catalog(root)
+    return caught.value
+
+
+def assert_error(root: Path, path: Path, line: int, *fragments: str) -> None:
+    error = error_for(root)
+    assert (error.path, error.line) == (path, line), str(error)
+    for fragment in fragments:
+        assert fragment in error.message, str(error)
+    text = str(error)
+    assert text.startswith(f"{os.path.relpath(path)}:{line}: ")
+    assert "\n" not in text
+
+
+def test_fixture_content_loads_in_order_with_cards() -> None:
+    catalog = load_catalog(FIXTURE_CONTENT)
+    assert [t.slug for t in catalog.topics] == ["alpha", "beta"]
+    alpha = catalog.topic("alpha")
+    assert alpha is not None
+    assert [c.id for c in alpha.cards] == ["alpha-ring-bytes", "alpha-busbw"]
+    busbw = catalog.card("alpha-busbw")
+    assert busbw is not None and busbw.kind == "numeric"
+    assert busbw.card.value == 175 and busbw.card.unit == "GB/s"
+    assert busbw.card.tolerance == 0.02  # the documented default
+    assert catalog.card("beta-order") is not None
+    assert catalog.neighbours("alpha") == (None, catalog.topic("beta"))
+
+
+def test_cards_sit_where_they_were_written(tmp_path: Path) -> None:
+    write_topic(
+        tmp_path, "Before.\n\n" + card("t-a") + "\nBetween.\n\n" + card("t-b") + "\nAfter.\n"
+    )
+    topic = load_catalog(tmp_path).topics[0]
+    kinds = [("card", s.card_id) if s.card_id else ("html", s.html.strip()) for s in topic.segments]
+    assert kinds == [
+        ("html", "<p>Before.</p>"),
+        ("card", "t-a"),
+        ("html", "<p>Between.</p>"),
+        ("card", "t-b"),
+        ("html", "<p>After.</p>"),
+    ]
+
+
+def test_order_card_is_never_shown_in_its_correct_order() -> None:
+    order = load_catalog(FIXTURE_CONTENT).card("beta-order")
+    assert order is not None
+    assert sorted(order.shuffled_steps) == [0, 1, 2, 3]
+    assert list(order.shuffled_steps) != [0, 1, 2, 3]
+
+
+def test_card_sources_link_to_the_topic_reference() -> None:
+    ring = load_catalog(FIXTURE_CONTENT).card("alpha-ring-bytes")
+    assert ring is not None
+    (source,) = ring.sources
+    assert source.href == "/topics/alpha#ref-nt"
+    assert "nccl-tests" in source.html and "§busbw" in source.html
+
+
+def test_no_topics_is_an_error(tmp_path: Path) -> None:
+    error = error_for(tmp_path)
+    assert "no topic files" in error.message
+
+
+def test_missing_front_matter(tmp_path: Path) -> None:
+    path = tmp_path / "topics" / "01-x.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("# Just a heading\n")
+    assert_error(tmp_path, path, 1, "front matter")
+
+
+def test_bad_yaml_in_front_matter_names_its_line(tmp_path: Path) -> None:
+    path = write_topic(tmp_path)
+    path.write_text(path.read_text().replace("title: A topic", "title: [unclosed"))
+    assert_error(tmp_path, path, line_of(path, "title:") + 1, "invalid YAML")
+
+
+def test_missing_front_matter_field(tmp_path: Path) -> None:
+    path = write_topic(tmp_path)
+    path.write_text(path.read_text().replace("summary: A summary.\n", ""))
+    assert_error(tmp_path, path, 2, "front matter", "summary: required field missing")
+
+
+def test_file_name_must_match_slug(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, name="01-other.md")
+    assert_error(tmp_path, path, 1, "NN-topic.md")
+
+
+def test_bad_yaml_in_a_card(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card().replace("followups:\n  - Why?", "followups: [Why?"))
+    error = error_for(tmp_path)
+    assert error.path == path and "invalid YAML" in error.message
+    assert line_of(path, "followups:") <= error.line <= line_of(path, "followups:") + 2
+
+
+def test_unknown_card_kind(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card().replace("kind: recall", "kind: essay"))
+    assert_error(tmp_path, path, line_of(path, "kind: essay"), "unknown kind 'essay'", "recall")
+
+
+def test_missing_card_kind(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card().replace("kind: recall\n", ""))
+    assert_error(tmp_path, path, line_of(path, "id: t-one"), "card kind missing")
+
+
+def test_missing_required_card_field(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card().replace("mistakes:\n  - This.\n", ""))
+    assert_error(tmp_path, path, line_of(path, "id: t-one"), "card 't-one'", "mistakes: required")
+
+
+def test_rubric_needs_three_points(tmp_path: Path) -> None:
+    body = card().replace("  - point: three\n    keywords: [three]\n", "")
+    path = write_topic(tmp_path, body)
+    assert_error(tmp_path, path, line_of(path, "rubric:"), "rubric: needs at least 3, found 2")
+
+
+def test_rubric_point_needs_keywords(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card().replace("keywords: [two]", "keywords: []"))
+    assert_error(tmp_path, path, line_of(path, "keywords: []"), "rubric.1.keywords")
+
+
+def test_unknown_card_field_is_a_typo_not_ignored(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card().replace("followups:", "folowups:"))
+    assert_error(tmp_path, path, line_of(path, "id: t-one"), "followups: required")
+    path = write_topic(tmp_path, card().replace("mistakes:", "tags: [a]\ncolour: red\nmistakes:"))
+    assert_error(tmp_path, path, line_of(path, "colour: red"), "unknown field 'colour'")
+
+
+def test_repeated_yaml_key(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card().replace("question: |", "answer: x\nquestion: |"))
+    assert_error(tmp_path, path, line_of(path, "answer: |"), "answer: appears twice")
+
+
+def test_bad_card_id(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card("Bad Id"))
+    assert_error(tmp_path, path, line_of(path, "id: Bad Id"), "id:")
+
+
+def test_duplicate_card_id_in_one_file(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card("t-same") + "\n" + card("t-same"))
+    lines = [n for n, text in enumerate(path.read_text().splitlines(), 1) if "t-same" in text]
+    assert_error(tmp_path, path, lines[1], "card id 't-same' is also at", f":{lines[0]}")
+
+
+def test_duplicate_card_id_across_files(tmp_path: Path) -> None:
+    first = write_topic(tmp_path, card("t-same"), slug="one", order=1)
+    second = write_topic(tmp_path, card("t-same"), slug="two", order=2)
+    error = error_for(tmp_path)
+    assert error.path == second and "t-same" in error.message
+    assert os.path.relpath(first) in error.message
+
+
+def test_duplicate_order(tmp_path: Path) -> None:
+    write_topic(tmp_path, slug="one", order=1)
+    second = write_topic(tmp_path, slug="two", order=1, name="02-two.md")
+    assert_error(tmp_path, second, 1, "order 1 is also used")
+
+
+def test_related_topic_must_exist(tmp_path: Path) -> None:
+    path = write_topic(tmp_path)
+    path.write_text(path.read_text().replace("summary:", "related: [ghost]\nsummary:"))
+    assert_error(tmp_path, path, 1, "related: no topic with slug 'ghost'")
+
+
+def test_numeric_card_unit_must_be_known(tmp_path: Path) -> None:
+    numeric = card().replace("kind: recall", "kind: numeric\nvalue: 3\nunit: furlongs")
+    path = write_topic(tmp_path, numeric)
+    assert_error(tmp_path, path, line_of(path, "unit: furlongs"), "unknown unit 'furlongs'")
+
+
+def test_numeric_card_needs_a_value(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card().replace("kind: recall", "kind: numeric\nunit: GB"))
+    assert_error(tmp_path, path, line_of(path, "id: t-one"), "value: required field missing")
+
+
+def test_derivation_needs_three_to_eight_steps(tmp_path: Path) -> None:
+    derivation = card().replace("kind: recall", "kind: derivation\nsteps:\n  - one\n  - two")
+    path = write_topic(tmp_path, derivation)
+    assert_error(tmp_path, path, line_of(path, "steps:"), "steps: needs at least 3, found 2")
+
+
+@pytest.mark.parametrize(
+    ("formula", "problem"),
+    [
+        (r"\fracc{1}{2}", r"unknown LaTeX command \fracc"),
+        (r"\frac{1}{2", "never closed"),
+        (r"x}", "closes nothing"),
+        (r"\left( x", "cannot typeset"),
+    ],
+)
+def test_bad_math_in_the_essay(tmp_path: Path, formula: str, problem: str) -> None:
+    path = write_topic(tmp_path, f"Intro.\n\nThe cost is ${formula}$ here.\n")
+    assert_error(tmp_path, path, line_of(path, "The cost is"), problem)
+
+
+def test_bad_display_math_names_its_first_line(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, "Intro.\n\n$$\nT = \\alpah\n$$\n")
+    assert_error(tmp_path, path, line_of(path, "$$"), r"\alpah")
+
+
+def test_bad_math_in_a_card_field(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card().replace("  That.", "  $\\sqrtt{2}$"))
+    assert_error(tmp_path, path, line_of(path, "answer: |"), "card 't-one'", r"\sqrtt")
+
+
+def test_unknown_code_language(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, "```pyhton\nprint(1)\n```\n")
+    assert_error(tmp_path, path, line_of(path, "```pyhton"), "unknown code language 'pyhton'")
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = write_topic(tmp_path)
+    path.write_bytes(path.read_bytes() + b"\xff\xfe bad")
+    assert_error(tmp_path, path, 1, "not UTF-8")

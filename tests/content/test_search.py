@@ -1,0 +1,51 @@
+"""Search: every word must match, titles weigh most, snippets are escaped and highlighted."""
+
+import pytest
+
+from app.content.loader import load_catalog
+from app.content.search import MAX_QUERY_LENGTH, QueryTooLong, SearchIndex
+from tests.conftest import FIXTURE_CONTENT
+
+
+def index() -> SearchIndex:
+    return SearchIndex(load_catalog(FIXTURE_CONTENT))
+
+
+def test_finds_topics_and_cards() -> None:
+    hits = index().search("busbw")
+    assert {(h.kind, h.key) for h in hits} >= {("topic", "alpha"), ("card", "alpha-busbw")}
+    card = next(h for h in hits if h.key == "alpha-busbw")
+    assert card.url == "/cards/alpha-busbw" and card.context == "Alpha topic"
+
+
+def test_every_word_must_appear() -> None:
+    # A topic's own text excludes its cards: each card is found on its own.
+    assert [h.key for h in index().search("lagging stack")] == ["beta-order"]
+    assert index().search("lagging bandwidth-nonexistent") == []
+
+
+def test_title_matches_rank_first() -> None:
+    hits = index().search("procedures")
+    assert hits[0].key == "beta"  # in beta's summary only
+
+
+def test_is_case_insensitive_and_ignores_punctuation() -> None:
+    assert index().search("BUSBW?") and index().search("  ") == []
+
+
+def test_snippet_highlights_and_escapes() -> None:
+    hit = next(h for h in index().search("algbw") if h.key == "alpha")
+    assert "<mark>" in hit.snippet_html
+    assert "<script" not in hit.snippet_html
+
+
+def test_snippet_escapes_html_in_the_text() -> None:
+    from app.content.search import _snippet
+
+    snippet = _snippet("a <b>bold</b> claim about rings", ["rings"])
+    assert "&lt;b&gt;" in snippet and "<mark>rings</mark>" in snippet
+
+
+def test_overlong_query_is_refused() -> None:
+    with pytest.raises(QueryTooLong):
+        index().search("x" * (MAX_QUERY_LENGTH + 1))
