@@ -35,6 +35,7 @@ class CardView:
     followups_html: tuple[str, ...]
     mistakes_html: tuple[str, ...]
     sources: tuple[SourceView, ...]
+    question_text: str  # the question as plain words, for titles and search
     plain_text: str
 
     @property

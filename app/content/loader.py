@@ -161,7 +161,7 @@ def _card_view(
             raise ContentError(path, line, f"card '{card.id}': {problem.message}") from None
 
     steps = getattr(card, "steps", [])
-    plain = [card.question, card.answer or "", *steps, *(p.point for p in card.rubric)]
+    texts = [card.question, card.answer or "", *steps, *(p.point for p in card.rubric)]
     return CardView(
         card=card,
         topic_slug=meta.slug,
@@ -178,7 +178,8 @@ def _card_view(
         followups_html=tuple(html(f, "followups", i) for i, f in enumerate(card.followups)),
         mistakes_html=tuple(html(m, "mistakes", i) for i, m in enumerate(card.mistakes)),
         sources=tuple(_source(s, keys, meta.slug, renderer) for s in card.sources),
-        plain_text=" ".join(plain),
+        question_text=renderer.plain(card.question),
+        plain_text=" ".join(renderer.plain(t) for t in texts if t),
     )
 
 

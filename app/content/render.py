@@ -23,7 +23,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from app.content.mathml import MathError, to_mathml
+from app.content.mathml import MathError, to_mathml, to_plain
 
 ASIDES = {"note": "Note", "tip": "Tip", "warning": "Warning"}
 CARD_FENCE = "card"
@@ -110,6 +110,10 @@ class Renderer:
         """A card field: the same markdown, rendered on its own."""
         return self.render(self.parse(text))
 
+    def plain(self, text: str) -> str:
+        """A card field as plain words, for search and titles."""
+        return plain_text(self.md.parse(text))
+
     def render_inline(self, text: str) -> str:
         """A short field (a rubric point, a citation): markdown without the paragraph."""
         tokens = self.md.parseInline(text)
@@ -159,13 +163,17 @@ def _heading_text(children: list[Token]) -> str:
 
 
 def plain_text(tokens: list[Token]) -> str:
-    """The words of a document, for search: text and code, without markup or math."""
+    """The words of a document, for search: text, code and formulas as text, without markup."""
     words: list[str] = []
     for token in tokens:
         if token.type == "inline":
-            words.extend(
-                c.content for c in token.children or [] if c.type in ("text", "code_inline")
-            )
+            for child in token.children or []:
+                if child.type in ("text", "code_inline"):
+                    words.append(child.content)
+                elif child.type.startswith("math"):
+                    words.append(to_plain(child.content))
+        elif token.type.startswith("math_block"):
+            words.append(to_plain(token.content))
         elif token.type in ("fence", "code_block") and token.info.strip() != CARD_FENCE:
             words.append(token.content)
     return " ".join(w.strip() for w in words if w.strip())

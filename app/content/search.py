@@ -55,9 +55,8 @@ class SearchIndex:
             fields = (topic.title, topic.meta.summary, topic.plain_text)
             self._add("topic", topic.slug, topic.title, f"/topics/{topic.slug}", "", fields)
             for card in topic.cards:
-                question = card.card.question
-                fields = (card.id, question, card.plain_text)
-                title = _shorten(question, 120)
+                fields = (card.id, card.question_text, card.plain_text)
+                title = _shorten(card.question_text, 120)
                 self._add("card", card.id, title, f"/cards/{card.id}", topic.title, fields)
 
     def _add(

@@ -49,3 +49,18 @@ def test_snippet_escapes_html_in_the_text() -> None:
 def test_overlong_query_is_refused() -> None:
     with pytest.raises(QueryTooLong):
         index().search("x" * (MAX_QUERY_LENGTH + 1))
+
+
+def test_formulas_are_searchable_and_readable_in_snippets() -> None:
+    hits = index().search("2(N-1)K/N")
+    ring = next(h for h in hits if h.key == "alpha")
+    assert "<mark>K/N</mark>" in ring.snippet_html and "α" in ring.snippet_html
+    card = next(h for h in index().search("busbw") if h.key == "alpha-busbw")
+    assert "$" not in card.snippet_html and "\\" not in card.snippet_html
+
+
+def test_latex_to_plain_text() -> None:
+    from app.content.mathml import to_plain
+
+    assert to_plain(r"\frac{2(N-1)}{N}K") == "(2(N-1))/N K".replace(" K", "K")
+    assert to_plain(r"2(N-1)\alpha + \log_2 N") == "2(N-1)α + log_2 N"

@@ -1,0 +1,37 @@
+# syntax=docker/dockerfile:1
+# Build: docker build -t ringside .
+# Run:   docker run -p 8000:8000 -v ringside-data:/data ringside
+
+FROM python:3.11-slim AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+WORKDIR /src
+RUN python -m venv /opt/venv
+COPY pyproject.toml README.md ./
+COPY app ./app
+RUN /opt/venv/bin/pip install .
+
+FROM python:3.11-slim
+RUN useradd --create-home --uid 10001 ringside \
+    && mkdir -p /data \
+    && chown ringside:ringside /data
+WORKDIR /srv/ringside
+COPY --from=build /opt/venv /opt/venv
+# The source tree sits beside its content, templates, static files and migrations;
+# PYTHONPATH makes this copy of `app` the one imported, so it finds them.
+COPY app ./app
+COPY content ./content
+COPY templates ./templates
+COPY static ./static
+COPY migrations ./migrations
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONPATH=/srv/ringside \
+    PYTHONUNBUFFERED=1 \
+    RINGSIDE_DATABASE_URL=sqlite:////data/ringside.db \
+    RINGSIDE_HOST=0.0.0.0 \
+    RINGSIDE_PORT=8000
+USER ringside
+VOLUME ["/data"]
+EXPOSE 8000
+HEALTHCHECK --interval=30s --timeout=3s --start-period=30s --retries=3 \
+    CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status != 200)"]
+CMD ["ringside", "serve"]
