@@ -10,9 +10,10 @@ from app import PROJECT_ROOT, __version__, migrate
 from app.auth.users import ensure_local_user
 from app.config import Settings
 from app.content.loader import load_catalog
+from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.db import Database
-from app.web import errors, health, search, topics
+from app.web import drills, errors, health, search, topics
 from app.web.templating import build_templates
 
 API_DESCRIPTION = """
@@ -27,11 +28,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     Raises ContentError when a content file is broken, before anything listens.
     """
     settings = settings or Settings()
-    catalog = load_catalog(settings.content_dir)
+    renderer = Renderer()
+    catalog = load_catalog(settings.content_dir, renderer)
     database = Database(settings.database_url)
     migrate.upgrade(database.engine)
     with database.write_session() as session:
-        ensure_local_user(session)
+        local_user_id = ensure_local_user(session).id
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -48,10 +50,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.catalog = catalog
     app.state.search_index = SearchIndex(catalog)
     app.state.database = database
+    app.state.local_user_id = local_user_id
+    app.state.renderer = renderer
     app.state.templates = build_templates(catalog)
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (health, topics, search):
+    for module in (health, topics, drills, search):
         app.include_router(module.router)
     errors.install(app)
     return app

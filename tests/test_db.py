@@ -4,6 +4,7 @@ from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import event, inspect, select, text
 
 from app import migrate
@@ -20,10 +21,11 @@ def test_upgrade_from_empty_creates_the_tables(tmp_path: Path) -> None:
     db = database(tmp_path)
     migrate.upgrade(db.engine)
     tables = set(inspect(db.engine).get_table_names())
-    assert {"users", "alembic_version"} <= tables
+    assert {"users", "attempts", "alembic_version"} <= tables
     with db.read_session() as session:
         version = session.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    assert version == "0001_create_users"
+    head = ScriptDirectory.from_config(migrate.alembic_config(db.engine)).get_current_head()
+    assert version == head
 
 
 def test_downgrade_to_base_and_upgrade_again(tmp_path: Path) -> None:

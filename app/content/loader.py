@@ -28,9 +28,10 @@ from app.content.render import (
     headings,
     plain_text,
 )
-from app.content.schema import CARD_KINDS, CARD_MODELS, Card, FrontMatter
+from app.content.schema import CARD_KINDS, CARD_MODELS, Card, FrontMatter, NumericCard
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+DRILL_TRIAL_DRAWS = 12
 FILE_NAME = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 
 
@@ -139,9 +140,27 @@ def _cards(
             raise ContentError(path, line, f"card kind {found}: use {', '.join(CARD_KINDS)}")
         card_id = data.get("id", "?")
         card = _validate(path, CARD_MODELS[kind], data, node, first_line, f"card '{card_id}'")
+        if isinstance(card, NumericCard) and card.drill is not None:
+            _try_drill(path, card, first_line + yamlsrc.line_of(node, ["drill"]), renderer)
         token.meta["card_id"] = card.id
         views.append(_card_view(path, card, node, first_line, meta, keys, renderer))
     return views
+
+
+def _try_drill(path: Path, card: NumericCard, line: int, renderer: Renderer) -> None:
+    """Draw a few times now, so a drill that cannot be drawn or filled fails the check."""
+    from app.drills.engine import DrillError, draw  # drills build on content: import late
+
+    try:
+        for seed in range(DRILL_TRIAL_DRAWS):
+            drawn = draw(card, seed)
+            renderer.parse(drawn.question)
+            renderer.parse(drawn.solution)
+    except DrillError as error:
+        raise ContentError(path, line, f"card '{card.id}': {error}") from None
+    except RenderProblem as problem:
+        message = f"card '{card.id}': drawn text does not render: {problem.message}"
+        raise ContentError(path, line, message) from None
 
 
 def _card_view(
@@ -241,7 +260,7 @@ def _validate(
 
 
 def _describe(error: Any, loc: list[Any]) -> str:
-    where = ".".join(str(p) for p in loc) or "(top level)"
+    where = ".".join(str(p) for p in loc)
     kind, ctx = error["type"], error.get("ctx") or {}
     if kind == "missing":
         return f"{where}: required field missing"
@@ -252,4 +271,5 @@ def _describe(error: Any, loc: list[Any]) -> str:
     if kind == "too_long":
         return f"{where}: allows at most {ctx['max_length']}, found {ctx['actual_length']}"
     message = str(error["msg"]).removeprefix("Value error, ")
-    return f"{where}: {message[0].lower()}{message[1:]}"
+    message = f"{message[0].lower()}{message[1:]}"
+    return f"{where}: {message}" if where else message

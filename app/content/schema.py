@@ -1,10 +1,18 @@
 """The shape of a topic file: front matter and cards, as pydantic models (see content/README.md)."""
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from app.content import units
+from app.labs import registry
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=80)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -60,12 +68,102 @@ class DerivationCard(CardBase):
     steps: list[Text] = Field(min_length=3, max_length=8)
 
 
+Number = int | float
+
+
+def _as_number(value: Any) -> Any:
+    """YAML reads `50e9` as a string (it wants `50.0e+9`): take it as the number it means."""
+    if isinstance(value, str):
+        try:
+            number = float(value.replace("_", ""))
+        except ValueError:
+            return value
+        return (
+            int(number)
+            if number.is_integer() and "." not in value and "e" not in value.lower()
+            else number
+        )
+    return value
+
+
+class DrillRange(Strict):
+    """How one input is drawn: from `choices`, or between `min` and `max`."""
+
+    choices: list[Number | str] | None = Field(default=None, min_length=1)
+    min: Number | None = None
+    max: Number | None = None
+    step: Number | None = Field(default=None, gt=0)
+    log: bool = False  # draw evenly in log space: for sizes spanning decades
+
+    @field_validator("choices", mode="before")
+    @classmethod
+    def _numbers(cls, choices: Any) -> Any:
+        return [_as_number(c) for c in choices] if isinstance(choices, list) else choices
+
+    @model_validator(mode="after")
+    def _one_way(self) -> Self:
+        if self.choices is not None:
+            if self.min is not None or self.max is not None:
+                raise ValueError("give either choices or min and max, not both")
+            return self
+        if self.min is None or self.max is None:
+            raise ValueError("give choices, or both min and max")
+        if self.min >= self.max:
+            raise ValueError(f"min ({self.min}) must be below max ({self.max})")
+        if self.log and self.min <= 0:
+            raise ValueError("a log range needs min > 0")
+        return self
+
+
+class Drill(Strict):
+    """A parametric numeric card: the answer is computed by a lab function on drawn inputs."""
+
+    lab: str
+    inputs: dict[str, Any] = {}
+    vary: dict[str, DrillRange] = Field(min_length=1)
+    output: str = "value"
+
+    @field_validator("lab")
+    @classmethod
+    def _known_lab(cls, lab: str) -> str:
+        if lab not in registry.DRILL_FUNCTIONS:
+            known = ", ".join(sorted(registry.DRILL_FUNCTIONS))
+            raise ValueError(f"unknown lab function {lab!r}; use one of {known}")
+        return lab
+
+    @field_validator("inputs", mode="before")
+    @classmethod
+    def _numbers(cls, inputs: Any) -> Any:
+        if isinstance(inputs, dict):
+            return {k: _as_number(v) for k, v in inputs.items()}
+        return inputs
+
+    @model_validator(mode="after")
+    def _inputs_match(self) -> Self:
+        names, required = registry.parameters(self.lab)
+        given = set(self.inputs) | set(self.vary)
+        if both := set(self.inputs) & set(self.vary):
+            raise ValueError(f"{', '.join(sorted(both))}: both fixed in inputs and drawn in vary")
+        if unknown := given - names:
+            raise ValueError(f"{self.lab} takes no {', '.join(sorted(unknown))}")
+        if missing := required - given:
+            raise ValueError(f"{self.lab} also needs {', '.join(sorted(missing))}")
+        return self
+
+
 class NumericCard(CardBase):
     kind: Literal["numeric"]
-    value: float
+    value: float | None = None
+    drill: Drill | None = None
     unit: str
     tolerance: float = Field(default=0.02, gt=0, lt=1)
     answer: Text
+
+    @model_validator(mode="after")
+    def _value_or_drill(self) -> Self:
+        if (self.value is None) == (self.drill is None):
+            raise ValueError("give either a fixed value or a drill, not both or neither")
+        return self
 
     @field_validator("unit")
     @classmethod

@@ -1,6 +1,9 @@
 """The JSON shapes of the public API (they are the OpenAPI schema)."""
 
-from pydantic import BaseModel
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.content.catalog import CardView, Topic
 from app.content.search import Hit
@@ -22,6 +25,10 @@ class CardOut(BaseModel):
     value: float | None
     unit: str | None
     tolerance: float | None
+    drill: dict[str, Any] | None = Field(
+        description="For a parametric numeric card: the lab function, fixed inputs, drawn "
+        "ranges and output; GET /api/cards/{id}/draw gives a question with numbers."
+    )
     rubric: list[RubricPointOut]
     followups: list[str]
     mistakes: list[str]
@@ -42,6 +49,9 @@ class CardOut(BaseModel):
             value=getattr(card, "value", None),
             unit=getattr(card, "unit", None),
             tolerance=getattr(card, "tolerance", None),
+            drill=drill.model_dump(exclude_none=True)
+            if (drill := getattr(card, "drill", None))
+            else None,
             rubric=[RubricPointOut(point=p.point, keywords=list(p.keywords)) for p in card.rubric],
             followups=list(card.followups),
             mistakes=list(card.mistakes),
@@ -128,3 +138,63 @@ class HealthOut(BaseModel):
     topics: int
     cards: int
     database: str
+
+
+class DrawOut(BaseModel):
+    """A numeric card's question with freshly drawn numbers (or its fixed question)."""
+
+    card_id: str
+    seed: int | None
+    values: dict[str, Any]
+    question: str
+    question_html: str
+    unit: str
+    tolerance: float
+
+
+class AttemptIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str = Field(description='The typed answer with its unit, e.g. "31.4 GB".')
+    seed: int | None = Field(default=None, description="The seed of the draw being answered.")
+    duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
+
+
+class AttemptOut(BaseModel):
+    id: int
+    card_id: str
+    seed: int | None
+    values: dict[str, Any]
+    answer: str
+    correct: bool
+    given_value: float
+    expected_value: float
+    unit: str
+    tolerance: float
+    relative_error: float
+    suggested_rating: int = Field(description="1 Again, 2 Hard, 3 Good.")
+    message: str
+    solution: str
+    solution_html: str
+
+
+class AttemptRecordOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    card_id: str
+    seed: int | None
+    values: dict[str, Any] = Field(validation_alias="drawn_values")
+    answer: str
+    given_value: float
+    expected_value: float
+    unit: str
+    correct: bool
+    duration_ms: int | None
+    created_at: datetime
+
+    @field_validator("created_at")
+    @classmethod
+    def _utc(cls, moment: datetime) -> datetime:
+        # SQLite hands back naive datetimes; every stored time is UTC.
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -8,6 +8,7 @@ from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog, Topic
+from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.db import Database
 
@@ -27,16 +28,35 @@ def get_templates(request: Request) -> Jinja2Templates:
     return templates
 
 
-def get_session(request: Request) -> Iterator[Session]:
+def get_database(request: Request) -> Database:
     database: Database = request.app.state.database
-    with database.read_session() as session:
+    return database
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """A read session for the request; writes open `database.write_session()` themselves."""
+    with get_database(request).read_session() as session:
         yield session
+
+
+def get_renderer(request: Request) -> Renderer:
+    renderer: Renderer = request.app.state.renderer
+    return renderer
+
+
+def get_user_id(request: Request) -> int:
+    """The signed-in user; in local mode, always the local profile."""
+    user_id: int = request.app.state.local_user_id
+    return user_id
 
 
 CatalogDep = Annotated[Catalog, Depends(get_catalog)]
 SearchDep = Annotated[SearchIndex, Depends(get_search_index)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 SessionDep = Annotated[Session, Depends(get_session)]
+DatabaseDep = Annotated[Database, Depends(get_database)]
+RendererDep = Annotated[Renderer, Depends(get_renderer)]
+UserDep = Annotated[int, Depends(get_user_id)]
 
 
 def get_topic(slug: str, catalog: CatalogDep) -> Topic:

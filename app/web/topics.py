@@ -1,12 +1,17 @@
 """Topic and card pages, and their JSON."""
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from app.content.catalog import CardView
+from app.content.render import Renderer
+from app.drills.engine import MAX_SEED
+from app.drills.present import DrawView, numeric, present
 from app.web.api_models import CardOut, TopicOut, TopicSummaryOut
-from app.web.deps import CardDep, CatalogDep, TemplatesDep, TopicDep
+from app.web.deps import CardDep, CatalogDep, RendererDep, TemplatesDep, TopicDep
 
 router = APIRouter()
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
@@ -27,9 +32,18 @@ def topics_index() -> RedirectResponse:
     return RedirectResponse("/", status_code=308)
 
 
+def draws(renderer: Renderer, cards: Iterable[CardView]) -> dict[str, DrawView]:
+    """Fresh numbers for every numeric card on a page."""
+    return {card.id: present(renderer, card) for card in cards if numeric(card) is not None}
+
+
 @router.get("/topics/{slug}", response_class=HTMLResponse, include_in_schema=False)
 def topic_page(
-    request: Request, topic: TopicDep, catalog: CatalogDep, templates: TemplatesDep
+    request: Request,
+    topic: TopicDep,
+    catalog: CatalogDep,
+    templates: TemplatesDep,
+    renderer: RendererDep,
 ) -> HTMLResponse:
     before, after = catalog.neighbours(topic.slug)
     cards = {card.id: card for card in topic.cards}
@@ -43,16 +57,25 @@ def topic_page(
             "before": before,
             "after": after,
             "related": related,
+            "drills": draws(renderer, topic.cards),
         },
     )
 
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse, include_in_schema=False)
 def card_page(
-    request: Request, card: CardDep, catalog: CatalogDep, templates: TemplatesDep
+    request: Request,
+    card: CardDep,
+    catalog: CatalogDep,
+    templates: TemplatesDep,
+    renderer: RendererDep,
+    seed: Annotated[int | None, Query(ge=0, le=MAX_SEED)] = None,
 ) -> HTMLResponse:
+    """One card; a numeric drill shows fresh numbers, or the draw `seed` names."""
     topic = catalog.topic(card.topic_slug)
-    return templates.TemplateResponse(request, "cards/show.html", {"card": card, "topic": topic})
+    drill = {card.id: present(renderer, card, seed)} if numeric(card) else {}
+    context = {"card": card, "topic": topic, "drills": drill}
+    return templates.TemplateResponse(request, "cards/show.html", context)
 
 
 @router.get("/api/topics", tags=["content"])

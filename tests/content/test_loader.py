@@ -39,7 +39,7 @@ def test_fixture_content_loads_in_order_with_cards() -> None:
     assert [t.slug for t in catalog.topics] == ["alpha", "beta"]
     alpha = catalog.topic("alpha")
     assert alpha is not None
-    assert [c.id for c in alpha.cards] == ["alpha-ring-bytes", "alpha-busbw"]
+    assert [c.id for c in alpha.cards] == ["alpha-ring-bytes", "alpha-busbw", "alpha-drill-bytes"]
     busbw = catalog.card("alpha-busbw")
     assert busbw is not None and busbw.kind == "numeric"
     assert busbw.card.value == 175 and busbw.card.unit == "GB/s"
@@ -191,7 +191,7 @@ def test_numeric_card_unit_must_be_known(tmp_path: Path) -> None:
 
 def test_numeric_card_needs_a_value(tmp_path: Path) -> None:
     path = write_topic(tmp_path, card().replace("kind: recall", "kind: numeric\nunit: GB"))
-    assert_error(tmp_path, path, line_of(path, "id: t-one"), "value: required field missing")
+    assert_error(tmp_path, path, line_of(path, "id: t-one"), "either a fixed value or a drill")
 
 
 def test_derivation_needs_three_to_eight_steps(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ def test_list_topics(client: TestClient) -> None:
         "title": "Alpha topic",
         "summary": "The first fixture topic, about bandwidth.",
         "order": 1,
-        "card_count": 2,
+        "card_count": 3,
         "url": "/topics/alpha",
     }
 
@@ -20,7 +20,11 @@ def test_get_topic_with_cards(client: TestClient) -> None:
     topic = client.get("/api/topics/alpha").json()
     assert topic["related"] == ["beta"]
     assert topic["references"][0]["key"] == "nt"
-    assert [c["id"] for c in topic["cards"]] == ["alpha-ring-bytes", "alpha-busbw"]
+    assert [c["id"] for c in topic["cards"]] == [
+        "alpha-ring-bytes",
+        "alpha-busbw",
+        "alpha-drill-bytes",
+    ]
     numeric = topic["cards"][1]
     assert (numeric["value"], numeric["unit"], numeric["tolerance"]) == (175, "GB/s", 0.02)
     assert len(numeric["rubric"]) == 3 and numeric["rubric"][0]["keywords"] == ["2(n-1)/n"]
@@ -61,7 +65,7 @@ def test_healthz(client: TestClient) -> None:
     assert client.get("/healthz").json() == {
         "status": "ok",
         "topics": 2,
-        "cards": 4,
+        "cards": 5,
         "database": "ok",
     }
 
