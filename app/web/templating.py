@@ -4,6 +4,7 @@ from fastapi.templating import Jinja2Templates
 
 from app import PROJECT_ROOT, __version__
 from app.content.catalog import Catalog
+from app.drills.engine import format_number, round_significant
 
 KIND_LABELS = {
     "recall": "Recall",
@@ -24,7 +25,5 @@ def build_templates(catalog: Catalog) -> Jinja2Templates:
 
 
 def format_value(value: float) -> str:
-    """A number as a person reads it: 1,024 or 0.875; e-notation when very large or small."""
-    if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):
-        return f"{value:.4g}"
-    return f"{value:,.4f}".rstrip("0").rstrip(".")
+    """A number as a person reads it: 4 significant digits, 1.75×10⁹ when very large."""
+    return format_number(round_significant(value, 4))
