@@ -27,5 +27,9 @@ class Settings(BaseSettings):
         description="Signs session data; required once accounts are enabled.",
     )
     auth_mode: Literal["local", "accounts"] = "local"
+    srs_fuzz: bool = Field(
+        default=True,
+        description="Spread review intervals slightly (FSRS fuzz); tests turn it off.",
+    )
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)

@@ -3,7 +3,18 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, MetaData, String
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Constraint names are fixed so migrations are the same on SQLite and PostgreSQL.
@@ -53,3 +64,67 @@ class Attempt(Base):
     correct: Mapped[bool] = mapped_column(Boolean)
     duration_ms: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ReviewSettings(Base):
+    """How a user reviews: retention target, daily limits, and what "today" means."""
+
+    __tablename__ = "review_settings"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    desired_retention: Mapped[float] = mapped_column(Float, default=0.9)
+    new_per_day: Mapped[int] = mapped_column(Integer, default=10)
+    max_reviews_per_day: Mapped[int] = mapped_column(Integer, default=200)
+    day_boundary_hour: Mapped[int] = mapped_column(Integer, default=4)
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+
+
+class CardState(Base):
+    """A user's FSRS memory state for one card; no row means the card is still new."""
+
+    __tablename__ = "card_states"
+    __table_args__ = (
+        UniqueConstraint("user_id", "card_id"),
+        Index("ix_card_states_user_due", "user_id", "due"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    card_id: Mapped[str] = mapped_column(String(80))
+    state: Mapped[int] = mapped_column(Integer)  # fsrs.State: 1 learning, 2 review, 3 relearning
+    step: Mapped[int | None] = mapped_column(Integer)
+    stability: Mapped[float | None] = mapped_column(Float)
+    difficulty: Mapped[float | None] = mapped_column(Float)
+    due: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_review: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    reps: Mapped[int] = mapped_column(Integer, default=0)
+    lapses: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ReviewLog(Base):
+    """One grade given to one card, with the state before it so it can be undone."""
+
+    __tablename__ = "review_logs"
+    __table_args__ = (
+        UniqueConstraint("user_id", "idempotency_key"),
+        Index("ix_review_logs_user_time", "user_id", "reviewed_at"),
+        Index("ix_review_logs_user_card", "user_id", "card_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    card_id: Mapped[str] = mapped_column(String(80))
+    rating: Mapped[int] = mapped_column(Integer)
+    reviewed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    duration_ms: Mapped[int | None] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(String(16))  # review | embedded | mock | drill
+    was_new: Mapped[bool] = mapped_column(Boolean)  # the card's first review: counts as new
+    idempotency_key: Mapped[str | None] = mapped_column(String(100))
+    state_before: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # None: the card was new
+    state_after: Mapped[dict[str, Any]] = mapped_column(JSON)
+    interval_days: Mapped[float] = mapped_column(Float)  # the interval this review gave
+    # The interval the card had been scheduled for before this review: true retention tells
+    # young (< 21 days) from mature cards with it, as Anki does.
+    prior_interval_days: Mapped[float | None] = mapped_column(Float)

@@ -1,12 +1,14 @@
 """Dependencies: the catalog, the database session, and lookups that 404 when absent."""
 
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
+from app.clock import Clock
 from app.content.catalog import CardView, Catalog, Topic
 from app.content.render import Renderer
 from app.content.search import SearchIndex
@@ -44,6 +46,12 @@ def get_renderer(request: Request) -> Renderer:
     return renderer
 
 
+def get_now(request: Request) -> datetime:
+    """Now, from the app's clock (tests pass a fixed one)."""
+    clock: Clock = request.app.state.clock
+    return clock()
+
+
 def get_user_id(request: Request) -> int:
     """The signed-in user; in local mode, always the local profile."""
     user_id: int = request.app.state.local_user_id
@@ -57,6 +65,7 @@ SessionDep = Annotated[Session, Depends(get_session)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
 RendererDep = Annotated[Renderer, Depends(get_renderer)]
 UserDep = Annotated[int, Depends(get_user_id)]
+NowDep = Annotated[datetime, Depends(get_now)]
 
 
 def get_topic(slug: str, catalog: CatalogDep) -> Topic:

@@ -1,5 +1,8 @@
 """The Jinja environment shared by every page."""
 
+import uuid
+from datetime import datetime
+
 from fastapi.templating import Jinja2Templates
 
 from app import PROJECT_ROOT, __version__
@@ -21,9 +24,24 @@ def build_templates(catalog: Catalog) -> Jinja2Templates:
     env.globals["version"] = __version__
     env.globals["kind_labels"] = KIND_LABELS
     env.filters["format_value"] = format_value
+    env.filters["relative"] = relative
+    env.filters["percent"] = lambda value: "—" if value is None else f"{value:.0%}"
+    env.globals["new_key"] = lambda: uuid.uuid4().hex
     return templates
 
 
 def format_value(value: float) -> str:
     """A number as a person reads it: 4 significant digits, 1.75×10⁹ when very large."""
     return format_number(round_significant(value, 4))
+
+
+def relative(moment: datetime, now: datetime) -> str:
+    """ "in 8 minutes", "in 3 hours", "in 2 days": when something comes due."""
+    seconds = (moment - now).total_seconds()
+    if seconds < 60:
+        return "now"
+    for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= size:
+            count = round(seconds / size)
+            return f"in {count} {unit}{'' if count == 1 else 's'}"
+    return "now"

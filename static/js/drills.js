@@ -37,6 +37,9 @@ async function check(event) {
     return;
   }
   show(form, data.message, data.correct ? "is-correct" : "is-wrong");
+  form.dispatchEvent(new CustomEvent("ringside:suggest", {
+    bubbles: true, detail: { rating: data.suggested_rating },
+  }));
   const card = form.closest(".card");
   const details = card && card.querySelector(".card-answer");
   if (details) details.open = true;

@@ -1,0 +1,1 @@
+"""Spaced repetition with FSRS: scheduling, the daily queue, grading, undo and statistics."""

@@ -1,0 +1,168 @@
+"""FSRS through the `fsrs` package, made repeatable: the interval a button shows is the one saved.
+
+py-fsrs fuzzes long intervals with the process-wide `random()`, so showing the four outcomes
+and then grading would draw two different fuzzes. SeededScheduler takes its fuzz from a
+generator seeded by (user, card, review count): the preview and the grade that follows it
+compute the same interval, and no state needs to be kept between them.
+"""
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from fsrs import Card, Rating, Scheduler, State
+from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES
+
+from app.models import CardState
+from app.srs.days import as_utc
+
+RATINGS = (Rating.Again, Rating.Hard, Rating.Good, Rating.Easy)
+RATING_NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
+MATURE_DAYS = 21
+
+
+class SeededScheduler(Scheduler):
+    """A Scheduler whose fuzz comes from `rng` instead of the global random generator."""
+
+    def __init__(self, rng: random.Random, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._rng = rng
+
+    def _get_fuzzed_interval(self, *, interval: timedelta) -> timedelta:
+        # The same ranges as fsrs.Scheduler._get_fuzzed_interval (FSRS's fuzz), seeded.
+        days = interval.days
+        if days < 2.5:
+            return interval
+        delta = 1.0
+        for band in FUZZ_RANGES:
+            delta += band["factor"] * max(min(float(days), band["end"]) - band["start"], 0.0)
+        low = max(2, round(days - delta))
+        high = min(round(days + delta), self.maximum_interval)
+        low = min(low, high)
+        fuzzed = round(self._rng.random() * (high - low + 1) + low)
+        return timedelta(days=min(fuzzed, self.maximum_interval))
+
+
+def scheduler(desired_retention: float, *, seed: str | None = None, fuzz: bool = True) -> Scheduler:
+    """A scheduler for one decision; `seed` makes its fuzz repeatable."""
+    if not fuzz or seed is None:
+        return Scheduler(desired_retention=desired_retention, enable_fuzzing=fuzz)
+    return SeededScheduler(random.Random(seed), desired_retention=desired_retention)
+
+
+def fuzz_seed(user_id: int, card_id: str, reps: int) -> str:
+    return f"{user_id}:{card_id}:{reps}"
+
+
+def to_fsrs(row: CardState | None, card_number: int) -> Card:
+    """The fsrs Card for a stored state, or a new one."""
+    if row is None:
+        return Card(card_id=card_number)
+    return Card(
+        card_id=card_number,
+        state=State(row.state),
+        step=row.step,
+        stability=row.stability,
+        difficulty=row.difficulty,
+        due=as_utc(row.due),
+        last_review=as_utc(row.last_review) if row.last_review else None,
+    )
+
+
+def snapshot(row: CardState | None) -> dict[str, Any] | None:
+    """A stored state as JSON, for the log: undo restores it."""
+    if row is None:
+        return None
+    return {
+        "state": row.state,
+        "step": row.step,
+        "stability": row.stability,
+        "difficulty": row.difficulty,
+        "due": as_utc(row.due).isoformat(),
+        "last_review": as_utc(row.last_review).isoformat() if row.last_review else None,
+        "reps": row.reps,
+        "lapses": row.lapses,
+    }
+
+
+def restore(row: CardState, saved: dict[str, Any]) -> None:
+    row.state = saved["state"]
+    row.step = saved["step"]
+    row.stability = saved["stability"]
+    row.difficulty = saved["difficulty"]
+    row.due = datetime.fromisoformat(saved["due"])
+    row.last_review = datetime.fromisoformat(saved["last_review"]) if saved["last_review"] else None
+    row.reps = saved["reps"]
+    row.lapses = saved["lapses"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    rating: int
+    card: Card
+    interval: timedelta  # from the review to the next due time
+
+
+def outcome(
+    row: CardState | None,
+    rating: int,
+    now: datetime,
+    desired_retention: float,
+    seed: str,
+    fuzz: bool = True,
+) -> Outcome:
+    """What `rating` does to the card at `now`: the same interval its button showed."""
+    chosen = scheduler(desired_retention, seed=seed, fuzz=fuzz)
+    card, _log = chosen.review_card(to_fsrs(row, 1), Rating(rating), review_datetime=now)
+    return Outcome(rating, card, card.due - now)
+
+
+def outcomes(
+    row: CardState | None,
+    now: datetime,
+    desired_retention: float,
+    seed: str,
+    fuzz: bool = True,
+) -> dict[int, Outcome]:
+    """All four ratings' outcomes, for the buttons."""
+    return {int(r): outcome(row, int(r), now, desired_retention, seed, fuzz) for r in RATINGS}
+
+
+def scheduled_interval_days(row: CardState | None) -> float | None:
+    """The interval the card was last given (due − last review), in days."""
+    if row is None or row.last_review is None:
+        return None
+    return (as_utc(row.due) - as_utc(row.last_review)).total_seconds() / 86400
+
+
+# FSRS-6's forgetting curve with the default parameters: R(t) = (1 + F·t/S)^D.
+_DECAY = -DEFAULT_PARAMETERS[20]
+_FACTOR = 0.9 ** (1 / _DECAY) - 1
+
+
+def retrievability(stability: float | None, last_review: datetime | None, now: datetime) -> float:
+    """Probability of recall now, as fsrs computes it (whole days elapsed); 0 if never seen.
+
+    Written out rather than through Scheduler.get_card_retrievability so a queue of thousands
+    of cards needs no Card objects; a test pins the two to each other.
+    """
+    if stability is None or last_review is None:
+        return 0.0
+    elapsed_days = max(0, (now - as_utc(last_review)).days)
+    return float((1 + _FACTOR * elapsed_days / stability) ** _DECAY)
+
+
+def describe_interval(interval: timedelta) -> str:
+    """A button label: "1m", "10m", "3h", "4d", "2.1mo", "1.3y"."""
+    seconds = max(interval.total_seconds(), 0)
+    if seconds < 3600:
+        return f"{max(1, round(seconds / 60))}m"
+    if seconds < 86400:
+        return f"{round(seconds / 3600)}h"
+    days = seconds / 86400
+    if days < 30:
+        return f"{round(days)}d"
+    if days < 365:
+        return f"{days / 30:.1f}mo"
+    return f"{days / 365:.1f}y"

@@ -1,0 +1,99 @@
+"""Review settings: read with defaults, validate, save; a new retention target reschedules."""
+
+from dataclasses import dataclass, fields
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from fsrs import Rating
+from fsrs import ReviewLog as FsrsLog
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.models import CardState, ReviewLog, ReviewSettings
+from app.srs import scheduling
+from app.srs.days import as_utc
+
+
+@dataclass(frozen=True)
+class Settings:
+    desired_retention: float = 0.90
+    new_per_day: int = 10
+    max_reviews_per_day: int = 200
+    day_boundary_hour: int = 4
+    timezone: str = "UTC"
+
+
+LIMITS = {
+    "desired_retention": (0.70, 0.97),
+    "new_per_day": (0, 500),
+    "max_reviews_per_day": (0, 10_000),
+    "day_boundary_hour": (0, 23),
+}
+
+
+def load(session: Session, user_id: int) -> Settings:
+    row = session.get(ReviewSettings, user_id)
+    if row is None:
+        return Settings()
+    return Settings(**{f.name: getattr(row, f.name) for f in fields(Settings)})
+
+
+def validate(changes: dict[str, object]) -> dict[str, object]:
+    """The changes, checked; raises ValueError('field: why') for the first bad one."""
+    for name, value in changes.items():
+        if name == "timezone":
+            try:
+                ZoneInfo(str(value))
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"timezone: unknown time zone {value!r}") from None
+        elif name in LIMITS:
+            low, high = LIMITS[name]
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise ValueError(f"{name}: must be a number")
+            if not low <= value <= high:
+                raise ValueError(f"{name}: must be between {low} and {high}")
+        else:
+            raise ValueError(f"{name}: not a review setting")
+    return changes
+
+
+def save(session: Session, user_id: int, changes: dict[str, object]) -> Settings:
+    """Apply validated changes; a changed retention target reschedules every card from its log."""
+    validate(changes)
+    old = load(session, user_id)
+    row = session.get(ReviewSettings, user_id)
+    if row is None:
+        row = ReviewSettings(user_id=user_id, **old.__dict__)
+        session.add(row)
+    for name, value in changes.items():
+        setattr(row, name, value)
+    session.flush()
+    new = load(session, user_id)
+    if new.desired_retention != old.desired_retention:
+        reschedule_all(session, user_id, new.desired_retention)
+    return new
+
+
+def reschedule_all(session: Session, user_id: int, desired_retention: float) -> int:
+    """Replay each card's review log under the new target (fsrs's reschedule_card)."""
+    logs: dict[str, list[ReviewLog]] = {}
+    for log in session.scalars(
+        select(ReviewLog).where(ReviewLog.user_id == user_id).order_by(ReviewLog.id)
+    ):
+        logs.setdefault(log.card_id, []).append(log)
+    count = 0
+    for row in session.scalars(select(CardState).where(CardState.user_id == user_id)):
+        history = logs.get(row.card_id)
+        if not history:
+            continue
+        seed = scheduling.fuzz_seed(user_id, row.card_id, row.reps) + ":reschedule"
+        chosen = scheduling.scheduler(desired_retention, seed=seed)
+        replay = [
+            FsrsLog(1, Rating(log.rating), as_utc(log.reviewed_at), log.duration_ms)
+            for log in history
+        ]
+        card = chosen.reschedule_card(scheduling.to_fsrs(row, 1), replay)
+        row.state, row.step = int(card.state), card.step
+        row.stability, row.difficulty = card.stability, card.difficulty
+        row.due, row.last_review = card.due, card.last_review
+        count += 1
+    return count

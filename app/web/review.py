@@ -1,0 +1,260 @@
+"""Review over HTTP: the queue page, grading (keyboard, forms, JSON), undo."""
+
+import uuid
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Form, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from app.content.catalog import Catalog
+from app.models import CardState
+from app.srs import queue, review, scheduling
+from app.srs import settings as srs_settings
+from app.srs.days import as_utc
+from app.web.deps import (
+    CardDep,
+    CatalogDep,
+    DatabaseDep,
+    NowDep,
+    RendererDep,
+    SessionDep,
+    TemplatesDep,
+    UserDep,
+)
+from app.web.topics import draws
+
+router = APIRouter()
+TopicsQuery = Annotated[list[str], Query(description="Only cards from these topic slugs.")]
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such card"}}
+
+
+class GradeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy.")
+    idempotency_key: str = Field(
+        min_length=1,
+        max_length=100,
+        description="A fresh random string per grade; resending it records nothing new.",
+    )
+    duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
+    source: Literal["review", "embedded"] = "review"
+
+
+class GradeOut(BaseModel):
+    card_id: str
+    state: str
+    due: str
+    stability: float | None
+    difficulty: float | None
+    interval_days: float
+
+
+class QueueCardOut(BaseModel):
+    card_id: str
+    topic: str
+    kind: str
+    prompt_html: str
+    due: str | None
+
+
+class QueueOut(BaseModel):
+    cards: list[QueueCardOut]
+    due_count: int
+    new_count: int
+
+
+class UndoOut(BaseModel):
+    card_id: str
+    rating: int
+
+
+def check_topics(catalog: Catalog, topics: list[str]) -> set[str] | None:
+    unknown = [slug for slug in topics if catalog.topic(slug) is None]
+    if unknown:
+        raise HTTPException(status_code=422, detail=f"topic: no topic '{unknown[0]}'")
+    return set(topics) or None
+
+
+def grade_card(
+    request: Request, user_id: int, card_id: str, body: GradeIn, now: Any
+) -> review.GradeResult:
+    """One grade in one write transaction; a concurrent duplicate key returns the first result."""
+    database = request.app.state.database
+    fuzz = request.app.state.settings.srs_fuzz
+    try:
+        with database.write_session() as session:
+            settings = srs_settings.load(session, user_id)
+            return review.grade(
+                session,
+                user_id,
+                card_id,
+                body.rating,
+                now,
+                desired_retention=settings.desired_retention,
+                idempotency_key=body.idempotency_key,
+                duration_ms=body.duration_ms,
+                source=body.source,
+                fuzz=fuzz,
+            )
+    except IntegrityError:
+        with database.read_session() as session:
+            earlier = review.find_by_key(session, user_id, body.idempotency_key)
+        if earlier is None:
+            raise
+        return earlier
+
+
+@router.get("/api/review/queue", tags=["review"])
+def queue_api(
+    request: Request,
+    catalog: CatalogDep,
+    session: SessionDep,
+    user_id: UserDep,
+    now: NowDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    topic: TopicsQuery = [],  # noqa: B006 - FastAPI copies defaults per request
+) -> QueueOut:
+    """Today's queue: due learning cards, due reviews (lowest recall first), then new cards."""
+    topics = check_topics(catalog, topic)
+    settings = srs_settings.load(session, user_id)
+    built = queue.build(session, user_id, catalog, settings, now, topics=topics, limit=limit)
+    cards = []
+    for item in built.items:
+        view = catalog.card(item.card_id)
+        assert view is not None
+        cards.append(
+            QueueCardOut(
+                card_id=item.card_id,
+                topic=item.topic,
+                kind=item.kind,
+                prompt_html=view.question_html,
+                due=item.due.isoformat() if item.due else None,
+            )
+        )
+    return QueueOut(cards=cards, due_count=built.due_count, new_count=built.new_count)
+
+
+@router.post("/api/review/undo", tags=["review"], responses={404: {"description": "Nothing"}})
+def undo_api(database: DatabaseDep, user_id: UserDep) -> UndoOut:
+    """Take back your latest grade: the card's state and the log are restored."""
+    with database.write_session() as session:
+        undone = review.undo(session, user_id)
+    if undone is None:
+        raise HTTPException(status_code=404, detail="Nothing to undo.")
+    return UndoOut(card_id=undone.card_id, rating=undone.rating)
+
+
+@router.post("/api/review/{card_id}", tags=["review"], responses=NOT_FOUND)
+def grade_api(
+    request: Request, card: CardDep, body: GradeIn, user_id: UserDep, now: NowDep
+) -> GradeOut:
+    """Grade a card. Sending the same idempotency key again returns the first result."""
+    result = grade_card(request, user_id, card.id, body, now)
+    return GradeOut(
+        card_id=result.card_id,
+        state=result.state,
+        due=result.due.isoformat(),
+        stability=result.stability,
+        difficulty=result.difficulty,
+        interval_days=result.interval_days,
+    )
+
+
+def session_context(
+    request: Request,
+    session: Any,
+    user_id: int,
+    catalog: Catalog,
+    renderer: Any,
+    now: Any,
+    topics: set[str] | None,
+    first: str | None = None,
+) -> dict[str, Any]:
+    """What the review page shows: the current card, its four buttons, and today's progress."""
+    settings = srs_settings.load(session, user_id)
+    built = queue.build(session, user_id, catalog, settings, now, topics=topics)
+    ids = [item.card_id for item in built.items]
+    if first and first in ids:
+        ids.remove(first)
+        ids.insert(0, first)
+    current = catalog.card(ids[0]) if ids else None
+    buttons = []
+    if current is not None:
+        row = session.scalars(
+            select(CardState).where(CardState.user_id == user_id, CardState.card_id == current.id)
+        ).one_or_none()
+        seed = scheduling.fuzz_seed(user_id, current.id, row.reps if row else 0)
+        fuzz = request.app.state.settings.srs_fuzz
+        for rating, outcome in scheduling.outcomes(
+            row, now, settings.desired_retention, seed, fuzz
+        ).items():
+            label = scheduling.describe_interval(outcome.interval)
+            buttons.append((rating, scheduling.RATING_NAMES[rating], label))
+    remaining = built.due_count + built.new_count
+    return {
+        "current": current,
+        "buttons": buttons,
+        "idempotency_key": uuid.uuid4().hex,
+        "queue": built,
+        "remaining": remaining,
+        "progress_total": built.done_today + remaining,
+        "topics": sorted(topics or []),
+        "drills": draws(renderer, [current]) if current else {},
+        "next_due": as_utc(built.next_due) if built.next_due else None,
+        "now": now,
+    }
+
+
+@router.get("/review", response_class=HTMLResponse, include_in_schema=False)
+def review_page(
+    request: Request,
+    catalog: CatalogDep,
+    session: SessionDep,
+    templates: TemplatesDep,
+    renderer: RendererDep,
+    user_id: UserDep,
+    now: NowDep,
+    topic: TopicsQuery = [],  # noqa: B006
+    card: str | None = None,
+    fragment: bool = False,
+) -> HTMLResponse:
+    """The review session; `fragment=1` returns only the card area, for the page's script."""
+    topics = check_topics(catalog, topic)
+    context = session_context(request, session, user_id, catalog, renderer, now, topics, card)
+    context["all_topics"] = catalog.topics
+    name = "review/_session.html" if fragment else "review/show.html"
+    return templates.TemplateResponse(request, name, context)
+
+
+def safe_next(target: str, fallback: str) -> str:
+    """Only redirect within the site: a path, never another host."""
+    return target if target.startswith("/") and not target.startswith("//") else fallback
+
+
+@router.post("/review/{card_id}", include_in_schema=False, responses=NOT_FOUND)
+def grade_form(
+    request: Request,
+    card: CardDep,
+    user_id: UserDep,
+    now: NowDep,
+    rating: Annotated[int, Form(ge=1, le=4)],
+    idempotency_key: Annotated[str, Form(min_length=1, max_length=100)],
+    source: Annotated[Literal["review", "embedded"], Form()] = "review",
+    next: Annotated[str, Form()] = "/review",
+) -> RedirectResponse:
+    """The grade buttons without JavaScript: grade, then back to where the user was."""
+    body = GradeIn(rating=rating, idempotency_key=idempotency_key, source=source)
+    grade_card(request, user_id, card.id, body, now)
+    return RedirectResponse(safe_next(next, "/review"), status_code=303)
+
+
+@router.post("/review-undo", include_in_schema=False)
+def undo_form(database: DatabaseDep, user_id: UserDep) -> RedirectResponse:
+    with database.write_session() as session:
+        undone = review.undo(session, user_id)
+    target = f"/review?card={undone.card_id}" if undone else "/review"
+    return RedirectResponse(target, status_code=303)

@@ -1,0 +1,126 @@
+"""Review settings: a page with a form, and GET/PUT as JSON."""
+
+from dataclasses import asdict
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.srs import settings as srs_settings
+from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
+
+router = APIRouter()
+
+
+class ReviewSettingsOut(BaseModel):
+    desired_retention: float
+    new_per_day: int
+    max_reviews_per_day: int
+    day_boundary_hour: int
+    timezone: str
+
+
+class ReviewSettingsIn(BaseModel):
+    """Any subset of the settings; a new desired retention reschedules every card."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    desired_retention: float | None = Field(default=None, ge=0.70, le=0.97)
+    new_per_day: int | None = Field(default=None, ge=0, le=500)
+    max_reviews_per_day: int | None = Field(default=None, ge=0, le=10_000)
+    day_boundary_hour: int | None = Field(default=None, ge=0, le=23)
+    timezone: str | None = Field(default=None, max_length=64)
+
+
+def save(database: Any, user_id: int, changes: dict[str, Any]) -> srs_settings.Settings:
+    try:
+        with database.write_session() as session:
+            return srs_settings.save(session, user_id, changes)
+    except ValueError as error:
+        field, _, message = str(error).partition(": ")
+        detail = [{"loc": ["body", field], "msg": message, "type": "value_error"}]
+        raise HTTPException(status_code=422, detail=detail) from None
+
+
+@router.get("/api/settings/review", tags=["review"])
+def get_settings_api(session: SessionDep, user_id: UserDep) -> ReviewSettingsOut:
+    return ReviewSettingsOut(**asdict(srs_settings.load(session, user_id)))
+
+
+@router.put("/api/settings/review", tags=["review"])
+def put_settings_api(
+    body: ReviewSettingsIn, database: DatabaseDep, user_id: UserDep
+) -> ReviewSettingsOut:
+    """Change review settings; fields left out keep their values."""
+    saved = save(database, user_id, body.model_dump(exclude_none=True))
+    return ReviewSettingsOut(**asdict(saved))
+
+
+@router.get("/settings", response_class=HTMLResponse, include_in_schema=False)
+def settings_page(
+    request: Request,
+    session: SessionDep,
+    templates: TemplatesDep,
+    user_id: UserDep,
+    now: NowDep,
+    saved: bool = False,
+) -> HTMLResponse:
+    context = {
+        "values": asdict(srs_settings.load(session, user_id)),
+        "saved": saved,
+        "errors": {},
+        "zones": zones(),
+    }
+    return templates.TemplateResponse(request, "settings/show.html", context)
+
+
+@router.post("/settings", response_class=HTMLResponse, include_in_schema=False)
+def settings_form(
+    request: Request,
+    database: DatabaseDep,
+    templates: TemplatesDep,
+    user_id: UserDep,
+    desired_retention: Annotated[str, Form()],
+    new_per_day: Annotated[str, Form()],
+    max_reviews_per_day: Annotated[str, Form()],
+    day_boundary_hour: Annotated[str, Form()],
+    timezone: Annotated[str, Form()],
+) -> Any:
+    typed = {
+        "desired_retention": desired_retention,
+        "new_per_day": new_per_day,
+        "max_reviews_per_day": max_reviews_per_day,
+        "day_boundary_hour": day_boundary_hour,
+        "timezone": timezone,
+    }
+    changes: dict[str, Any] = {"timezone": timezone.strip()}
+    errors: dict[str, str] = {}
+    for name, text in typed.items():
+        if name == "timezone":
+            continue
+        try:
+            number = float(text)
+            changes[name] = number if name == "desired_retention" else int(number)
+            if name != "desired_retention" and not number.is_integer():
+                errors[name] = "Use a whole number."
+        except ValueError:
+            errors[name] = "Use a number."
+    if not errors:
+        try:
+            srs_settings.validate(changes)
+        except ValueError as error:
+            field, _, message = str(error).partition(": ")
+            errors[field] = message[0].upper() + message[1:] + "."
+    if errors:
+        context = {"values": typed, "saved": False, "errors": errors, "zones": zones()}
+        return templates.TemplateResponse(request, "settings/show.html", context, status_code=422)
+    with database.write_session() as session:
+        srs_settings.save(session, user_id, changes)
+    return RedirectResponse("/settings?saved=1", status_code=303)
+
+
+def zones() -> list[str]:
+    from zoneinfo import available_timezones
+
+    return sorted(z for z in available_timezones() if "/" in z or z == "UTC")
