@@ -8,12 +8,14 @@ from fastapi.staticfiles import StaticFiles
 
 from app import PROJECT_ROOT, __version__, migrate
 from app.auth.users import ensure_local_user
+from app.clock import Clock, utc_now
 from app.config import Settings
 from app.content.loader import load_catalog
 from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.db import Database
-from app.web import drills, errors, health, search, topics
+from app.web import drills, errors, health, review, search, stats, topics
+from app.web import settings as settings_pages
 from app.web.templating import build_templates
 
 API_DESCRIPTION = """
@@ -22,7 +24,7 @@ Errors are JSON objects with a `detail` field.
 """
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> FastAPI:
     """Build the app: load and render the content, migrate the database, mount the routers.
 
     Raises ContentError when a content file is broken, before anything listens.
@@ -52,10 +54,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.database = database
     app.state.local_user_id = local_user_id
     app.state.renderer = renderer
+    app.state.clock = clock
     app.state.templates = build_templates(catalog)
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (health, topics, drills, search):
+    for module in (health, topics, drills, review, stats, settings_pages, search):
         app.include_router(module.router)
     errors.install(app)
     return app

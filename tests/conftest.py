@@ -1,11 +1,13 @@
 """Each test builds its own app on its own temporary database."""
 
 from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.clock import Clock, utc_now
 from app.config import Settings
 from app.main import create_app
 
@@ -20,13 +22,15 @@ def make_client(tmp_path: Path) -> Iterator[ClientFactory]:
     """Build a TestClient for a fresh app; content defaults to the small fixture set."""
     clients: list[TestClient] = []
 
-    def build(content_dir: Path = FIXTURE_CONTENT, **overrides: object) -> TestClient:
+    def build(
+        content_dir: Path = FIXTURE_CONTENT, clock: Clock = utc_now, **overrides: object
+    ) -> TestClient:
         settings = Settings(
             database_url=f"sqlite:///{tmp_path}/app-{len(clients)}.db",
             content_dir=content_dir,
             **overrides,  # type: ignore[arg-type]
         )
-        client = TestClient(create_app(settings))
+        client = TestClient(create_app(settings, clock=clock))
         client.__enter__()
         clients.append(client)
         return client
@@ -39,3 +43,17 @@ def make_client(tmp_path: Path) -> Iterator[ClientFactory]:
 @pytest.fixture
 def client(make_client: ClientFactory) -> TestClient:
     return make_client()
+
+
+class FakeClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now

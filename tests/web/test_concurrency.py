@@ -1,0 +1,72 @@
+"""Concurrent grading against a real server: duplicates record once, nothing is lost, no 500."""
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from sqlalchemy import func, select
+
+from app.config import Settings
+from app.main import create_app
+from app.models import CardState, ReviewLog
+from tests.conftest import FIXTURE_CONTENT
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, object]]:
+    app = create_app(
+        Settings(database_url=f"sqlite:///{tmp_path}/c.db", content_dir=FIXTURE_CONTENT)
+    )
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not instance.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}", app.state.database
+    instance.should_exit = True
+    thread.join(timeout=10)
+
+
+def post_many(url: str, bodies: list[dict[str, object]]) -> list[httpx.Response]:
+    with httpx.Client(timeout=30) as client, ThreadPoolExecutor(len(bodies)) as pool:
+        return list(pool.map(lambda body: client.post(url, json=body), bodies))
+
+
+def count(database: object, model: type) -> int:
+    with database.read_session() as session:  # type: ignore[attr-defined]
+        return int(session.scalar(select(func.count()).select_from(model)))
+
+
+def test_twenty_concurrent_duplicates_record_one_review(server: tuple[str, object]) -> None:
+    base, database = server
+    body = {"rating": 3, "idempotency_key": "same-key", "duration_ms": 900}
+    responses = post_many(f"{base}/api/review/alpha-busbw", [body] * 20)
+    assert {r.status_code for r in responses} == {200}
+    assert len({r.text for r in responses}) == 1  # every duplicate answers the first result
+    assert count(database, ReviewLog) == 1
+
+
+def test_two_tabs_grading_one_card_lose_nothing(server: tuple[str, object]) -> None:
+    base, database = server
+    bodies = [{"rating": 3, "idempotency_key": f"tab-{i}"} for i in range(12)]
+    responses = post_many(f"{base}/api/review/beta-derive", bodies)
+    assert {r.status_code for r in responses} == {200}
+    assert count(database, ReviewLog) == 12
+    with database.read_session() as session:  # type: ignore[attr-defined]
+        assert session.scalars(select(CardState.reps)).one() == 12
