@@ -32,6 +32,7 @@ from app.content.schema import CARD_KINDS, CARD_MODELS, Card, FrontMatter, Numer
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 DRILL_TRIAL_DRAWS = 12
+_PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}")  # a drill's {{ name }}: numbers differ per draw
 FILE_NAME = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 
 
@@ -197,7 +198,7 @@ def _card_view(
         followups_html=tuple(html(f, "followups", i) for i, f in enumerate(card.followups)),
         mistakes_html=tuple(html(m, "mistakes", i) for i, m in enumerate(card.mistakes)),
         sources=tuple(_source(s, keys, meta.slug, renderer) for s in card.sources),
-        question_text=renderer.plain(card.question),
+        question_text=renderer.plain(_PLACEHOLDER.sub("…", card.question)),
         plain_text=" ".join(renderer.plain(t) for t in texts if t),
     )
 

@@ -87,7 +87,10 @@
     const target = event.target;
     const typing = target instanceof HTMLElement &&
       (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
-    if (typing) return;
+    if (typing) {
+      if (event.key === "Escape") target.blur();  // leave the answer box to use the keys
+      return;
+    }
     const onControl = target instanceof HTMLElement && target.closest("button, a, summary");
     if ((event.key === " " || event.key === "Enter") && !revealed()) {
       if (event.key === "Enter" && onControl) return;  // Enter on a link or button does its job

@@ -64,3 +64,8 @@ def test_latex_to_plain_text() -> None:
 
     assert to_plain(r"\frac{2(N-1)}{N}K") == "(2(N-1))/N K".replace(" K", "K")
     assert to_plain(r"2(N-1)\alpha + \log_2 N") == "2(N-1)α + log_2 N"
+
+
+def test_drill_questions_show_no_placeholders_in_titles() -> None:
+    hit = next(h for h in index().search("ring all-reduce runs") if h.key == "alpha-drill-bytes")
+    assert "{{" not in hit.title and "…" in hit.title
