@@ -18,12 +18,12 @@ NOON = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
 
 class World:
-    def __init__(self, tmp_path: Path, settings: Settings = Settings()) -> None:
+    def __init__(self, tmp_path: Path, settings: Settings | None = None) -> None:
         self.db = Database(f"sqlite:///{tmp_path}/queue.db")
         migrate.upgrade(self.db.engine)
         with self.db.write_session() as session:
             self.user = ensure_local_user(session).id
-        self.settings = settings
+        self.settings = settings or Settings()
 
     def grade(self, card: str, rating: int, when: datetime) -> review.GradeResult:
         with self.db.write_session() as session:
