@@ -1,0 +1,1 @@
+"""Small server-rendered SVG charts: pure functions from numbers to an SVG string."""
