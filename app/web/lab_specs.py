@@ -34,6 +34,7 @@ def _choice(name: str, label: str, default: str, *choices: tuple[str, str], **ex
 
 
 MODEL, PARALLEL, ACTIVATIONS = "Model", "Parallelism", "Activations"
+MODEL_GPU = "Model and GPU"
 CLUSTER, LOG = "Cluster", "Failure log"
 
 # fmt: off
@@ -45,12 +46,12 @@ MEMORY = LabSpec(
     "pipeline parallelism, against the GPU's memory.",
     (
         Field("params", "Parameters", "float", "7e9", hint="e.g. 70e9 for a 70B model",
-              group=MODEL, high=1e15),
+              group=MODEL_GPU, high=1e15),
         Field("gpu_memory", "GPU memory", "float", "80", unit="GB", api="gpu_memory_bytes",
-              scale=1e9, group=MODEL, high=1e6),
+              scale=1e9, group=MODEL_GPU, high=1e6),
         Field("optimizer_bytes_per_param", "Optimizer bytes per parameter", "float", "12",
               unit="B", hint="12 for mixed-precision Adam", low_inclusive=True, high=1024,
-              group=MODEL),
+              group=MODEL_GPU),
         _int("dp", "Data parallel (DP)", "8", group=PARALLEL),
         _int("tp", "Tensor parallel (TP)", "1", group=PARALLEL),
         _int("pp", "Pipeline parallel (PP)", "1", group=PARALLEL),

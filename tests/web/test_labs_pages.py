@@ -5,6 +5,8 @@ from urllib.parse import urlencode
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.web import labs
 from app.web.lab_forms import Field, Preset, parse, parse_number, preset_query
@@ -214,3 +216,25 @@ def test_the_stylesheet_is_served_and_themes_the_charts(client: TestClient) -> N
     assert css.status_code == 200
     assert "prefers-color-scheme: dark" in css.text and "var(--text)" in css.text
     assert "@media (max-width" in css.text
+
+
+NUMBERISH = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(["0", "-1", "1e400", "nan", "1e-300", "1e18", "65537", "2.5", "1_0", "٣"]),
+    st.integers(-(10**20), 10**20).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+)
+
+
+def test_no_typed_value_breaks_a_page(client: TestClient) -> None:
+    @settings(max_examples=150, deadline=None)
+    @given(st.sampled_from(sorted(LABS)), st.data())
+    def check(name: str, data: st.DataObject) -> None:
+        spec = LABS[name]
+        query = {f.name: f.default for f in spec.fields}
+        for field in data.draw(st.lists(st.sampled_from(spec.fields), min_size=1, max_size=3)):
+            query[field.name] = data.draw(NUMBERISH)
+        page = client.get(f"/labs/{name}?{urlencode(query)}")
+        assert page.status_code in (200, 422), (name, query)
+
+    check()
