@@ -6,8 +6,9 @@ updates or fail with "database is locked" (see the measurements in the security 
 taking the write lock up front serialises them behind busy_timeout instead.
 """
 
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,13 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = create_db_engine(url)
+        # SQLite has one writer at a time. Threads of this process queue on a lock instead of
+        # in SQLite's busy handler, whose growing sleeps cost throughput and tail latency
+        # (reference/perf.md); other processes still wait through busy_timeout.
+        is_sqlite = self.engine.dialect.name == "sqlite"
+        self._write_lock: AbstractContextManager[object] = (
+            threading.Lock() if is_sqlite else nullcontext()
+        )
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(for_writes(self.engine), expire_on_commit=False)
 
@@ -72,7 +80,7 @@ class Database:
     @contextmanager
     def write_session(self) -> Iterator[Session]:
         """One write transaction: committed on success, rolled back on any error."""
-        with self._write() as session, session.begin():
+        with self._write_lock, self._write() as session, session.begin():
             yield session
 
     def dispose(self) -> None:

@@ -1,5 +1,6 @@
 """The loaded content, in memory: topics in order, cards by id, all HTML rendered already."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,11 +90,13 @@ class Catalog:
     topics: list[Topic]
     _by_slug: dict[str, Topic] = field(init=False)
     _cards: dict[str, CardView] = field(init=False)
+    _ordered: tuple[CardView, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         self.topics.sort(key=lambda t: t.meta.order)
         self._by_slug = {t.slug: t for t in self.topics}
-        self._cards = {c.id: c for t in self.topics for c in t.cards}
+        self._ordered = tuple(c for t in self.topics for c in t.cards)
+        self._cards = {c.id: c for c in self._ordered}
 
     def topic(self, slug: str) -> Topic | None:
         return self._by_slug.get(slug)
@@ -102,8 +105,14 @@ class Catalog:
         return self._cards.get(card_id)
 
     @property
-    def cards(self) -> list[CardView]:
-        return list(self._cards.values())
+    def card_index(self) -> Mapping[str, CardView]:
+        """Cards by id, for loops that look up many."""
+        return self._cards
+
+    @property
+    def cards(self) -> tuple[CardView, ...]:
+        """Every card, in reading order."""
+        return self._ordered
 
     def neighbours(self, slug: str) -> tuple[Topic | None, Topic | None]:
         """The topics before and after `slug` in reading order."""

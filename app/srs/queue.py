@@ -2,11 +2,13 @@
 then new cards up to the daily limit — optionally only from chosen topics.
 """
 
+import heapq
+import itertools
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from fsrs import State
-from sqlalchemy import func, select
+from sqlalchemy import DateTime, bindparam, func, select, text
 from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog
@@ -14,6 +16,16 @@ from app.models import CardState, ReviewLog
 from app.srs import scheduling
 from app.srs.days import as_utc, today_bounds
 from app.srs.settings import Settings
+
+NEW_BATCH = 200  # catalog cards checked per query when looking for unseen ones
+_DUE_ROWS = text(
+    "SELECT card_id, state, stability, last_review, due FROM card_states"
+    " WHERE user_id = :user_id AND due < :end"
+).bindparams(bindparam("end", type_=DateTime(timezone=True)))
+
+
+def _moment(value: datetime | str) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value)
 
 
 @dataclass(frozen=True)
@@ -47,31 +59,34 @@ def build(
     limit: int | None = None,
 ) -> Queue:
     start, end = today_bounds(now, settings.timezone, settings.day_boundary_hour)
-    wanted = {c.id: c for c in catalog.cards if topics is None or c.topic_slug in topics}
 
-    rows = session.execute(
-        select(
-            CardState.card_id,
-            CardState.state,
-            CardState.stability,
-            CardState.last_review,
-            CardState.due,
-        ).where(CardState.user_id == user_id)
-    ).all()
-    learning, reviews, seen = [], [], set()
-    next_due: datetime | None = None
-    for card_id, state, stability, last_review, due in rows:
-        seen.add(card_id)
-        if card_id not in wanted:
+    # Only rows due before the day ends: the (user_id, due) index keeps this small. A typed
+    # `text` query hands back plain rows, without SQLAlchemy's per-row conversions, and the
+    # loop below does as little as it can per row: with a backlog of thousands of overdue
+    # cards this loop is the queue's cost (bench/review.py).
+    due_rows = session.connection().execute(_DUE_ROWS, {"user_id": user_id, "end": end}).all()
+    cards = catalog.card_index
+    now_naive = now.astimezone(UTC).replace(tzinfo=None)
+    learning, reviews, later_today = [], [], []
+    for card_id, state, stability, last_review, due in due_rows:
+        card = cards.get(card_id)  # None once a card is removed from the content
+        if card is None or (topics is not None and card.topic_slug not in topics):
             continue
-        due = as_utc(due)
-        if state == State.Review and due < end:
-            r = scheduling.retrievability(stability, last_review, now)
-            reviews.append((r, due, card_id))
-        elif state != State.Review and due <= now:
-            learning.append((due, card_id))
-        elif next_due is None or due < next_due:
-            next_due = due
+        if state == State.Review:
+            # Lowest recall first. fsrs's R falls as whole days elapsed / stability grows,
+            # so sort on that and compute R only for the cards that are shown.
+            if isinstance(last_review, str):  # SQLite: naive UTC text
+                elapsed = (now_naive - datetime.fromisoformat(last_review)).days
+            else:
+                elapsed = (now - as_utc(last_review)).days
+            key = -max(elapsed, 0) / stability
+            reviews.append((key, card_id, due, last_review, stability, card))
+            continue
+        due = as_utc(_moment(due))
+        if due <= now:
+            learning.append((due, card))
+        else:
+            later_today.append(due)
 
     done = dict(
         session.execute(
@@ -83,23 +98,59 @@ def build(
     reviews_left = max(0, settings.max_reviews_per_day - done.get(False, 0))
     new_left = max(0, settings.new_per_day - done.get(True, 0))
 
-    learning.sort()
-    reviews.sort()
-    new_ids = [card_id for card_id in wanted if card_id not in seen][:new_left]
-    chosen_reviews = reviews[:reviews_left]
+    learning.sort(key=lambda pair: pair[0])
+    chosen_reviews = heapq.nsmallest(reviews_left, reviews, key=lambda row: (row[0], row[1]))
+    new_cards = _new_cards(session, user_id, catalog, topics, new_left)
 
-    items = [_item(wanted[c], due, None) for due, c in learning]
-    items += [_item(wanted[c], due, r) for r, due, c in chosen_reviews]
-    items += [_item(wanted[c], None, None) for c in new_ids]
+    # Only the items asked for become objects: a large backlog is counted, not copied.
+    entries = itertools.chain(
+        ((card, due, None) for due, card in learning),
+        (
+            (card, as_utc(_moment(due)), scheduling.retrievability(s, _moment(last), now))
+            for _key, _id, due, last, s, card in chosen_reviews
+        ),
+        ((card, None, None) for card in new_cards),
+    )
+    items = [_item(*entry) for entry in itertools.islice(entries, limit)]
+    next_due = min(later_today) if later_today else _first_due_after(session, user_id, end)
     return Queue(
-        items=items[:limit] if limit is not None else items,
+        items=items,
         due_count=len(learning) + len(chosen_reviews),
-        new_count=len(new_ids),
+        new_count=len(new_cards),
         done_today=sum(done.values()),
         next_due=next_due,
         over_limit=len(reviews) - len(chosen_reviews),
         day_end=end,
     )
+
+
+def _new_cards(
+    session: Session, user_id: int, catalog: Catalog, topics: set[str] | None, count: int
+) -> list[CardView]:
+    """The first `count` cards in reading order that the user has never reviewed."""
+    found: list[CardView] = []
+    candidates = [c for c in catalog.cards if topics is None or c.topic_slug in topics]
+    for offset in range(0, len(candidates), NEW_BATCH):
+        if len(found) >= count:
+            break
+        batch = candidates[offset : offset + NEW_BATCH]
+        seen = set(
+            session.scalars(
+                select(CardState.card_id).where(
+                    CardState.user_id == user_id,
+                    CardState.card_id.in_([c.id for c in batch]),
+                )
+            )
+        )
+        found.extend(c for c in batch if c.id not in seen)
+    return found[:count]
+
+
+def _first_due_after(session: Session, user_id: int, moment: datetime) -> datetime | None:
+    due = session.scalar(
+        select(func.min(CardState.due)).where(CardState.user_id == user_id, CardState.due >= moment)
+    )
+    return as_utc(due) if due else None
 
 
 def _item(card: CardView, due: datetime | None, r: float | None) -> QueueItem:

@@ -9,7 +9,7 @@ compute the same interval, and no state needs to be kept between them.
 import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from fsrs import Card, Rating, Scheduler, State
 from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES
@@ -20,6 +20,19 @@ from app.srs.days import as_utc
 RATINGS = (Rating.Again, Rating.Hard, Rating.Good, Rating.Easy)
 RATING_NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 MATURE_DAYS = 21
+
+
+class StoredState(Protocol):
+    """A card_states row: the ORM object or a Core row, whichever the caller has."""
+
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+    reps: int
+    lapses: int
 
 
 class SeededScheduler(Scheduler):
@@ -55,7 +68,7 @@ def fuzz_seed(user_id: int, card_id: str, reps: int) -> str:
     return f"{user_id}:{card_id}:{reps}"
 
 
-def to_fsrs(row: CardState | None, card_number: int) -> Card:
+def to_fsrs(row: StoredState | None, card_number: int) -> Card:
     """The fsrs Card for a stored state, or a new one."""
     if row is None:
         return Card(card_id=card_number)
@@ -70,7 +83,7 @@ def to_fsrs(row: CardState | None, card_number: int) -> Card:
     )
 
 
-def snapshot(row: CardState | None) -> dict[str, Any] | None:
+def snapshot(row: StoredState | None) -> dict[str, Any] | None:
     """A stored state as JSON, for the log: undo restores it."""
     if row is None:
         return None
@@ -105,7 +118,7 @@ class Outcome:
 
 
 def outcome(
-    row: CardState | None,
+    row: StoredState | None,
     rating: int,
     now: datetime,
     desired_retention: float,
@@ -119,7 +132,7 @@ def outcome(
 
 
 def outcomes(
-    row: CardState | None,
+    row: StoredState | None,
     now: datetime,
     desired_retention: float,
     seed: str,
@@ -129,7 +142,7 @@ def outcomes(
     return {int(r): outcome(row, int(r), now, desired_retention, seed, fuzz) for r in RATINGS}
 
 
-def scheduled_interval_days(row: CardState | None) -> float | None:
+def scheduled_interval_days(row: StoredState | None) -> float | None:
     """The interval the card was last given (due − last review), in days."""
     if row is None or row.last_review is None:
         return None
@@ -149,7 +162,10 @@ def retrievability(stability: float | None, last_review: datetime | None, now: d
     """
     if stability is None or last_review is None:
         return 0.0
-    elapsed_days = max(0, (now - as_utc(last_review)).days)
+    if last_review.tzinfo is None:  # SQLite's naive UTC: compare without converting
+        elapsed_days = max(0, (now.replace(tzinfo=None) - last_review).days)
+    else:
+        elapsed_days = max(0, (now - last_review).days)
     return float((1 + _FACTOR * elapsed_days / stability) ** _DECAY)
 
 

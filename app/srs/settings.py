@@ -1,11 +1,12 @@
 """Review settings: read with defaults, validate, save; a new retention target reschedules."""
 
 from dataclasses import dataclass, fields
+from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fsrs import Rating
 from fsrs import ReviewLog as FsrsLog
-from sqlalchemy import select
+from sqlalchemy import Table, bindparam, select
 from sqlalchemy.orm import Session
 
 from app.models import CardState, ReviewLog, ReviewSettings
@@ -22,6 +23,9 @@ class Settings:
     timezone: str = "UTC"
 
 
+_TABLE = cast(Table, ReviewSettings.__table__)
+_LOAD = select(_TABLE).where(_TABLE.c.user_id == bindparam("user_id"))
+
 LIMITS = {
     "desired_retention": (0.70, 0.97),
     "new_per_day": (0, 500),
@@ -31,7 +35,8 @@ LIMITS = {
 
 
 def load(session: Session, user_id: int) -> Settings:
-    row = session.get(ReviewSettings, user_id)
+    """The user's settings, or the defaults; read through Core as every grade needs them."""
+    row = session.connection().execute(_LOAD, {"user_id": user_id}).first()
     if row is None:
         return Settings()
     return Settings(**{f.name: getattr(row, f.name) for f in fields(Settings)})
