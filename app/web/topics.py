@@ -10,8 +10,19 @@ from app.content.catalog import CardView
 from app.content.render import Renderer
 from app.drills.engine import MAX_SEED
 from app.drills.present import DrawView, numeric, present
+from app.srs import queue, stats
+from app.srs import settings as srs_settings
 from app.web.api_models import CardOut, TopicOut, TopicSummaryOut
-from app.web.deps import CardDep, CatalogDep, RendererDep, TemplatesDep, TopicDep
+from app.web.deps import (
+    CardDep,
+    CatalogDep,
+    NowDep,
+    RendererDep,
+    SessionDep,
+    TemplatesDep,
+    TopicDep,
+    UserDep,
+)
 
 router = APIRouter()
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
@@ -20,11 +31,24 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-def home(request: Request, catalog: CatalogDep, templates: TemplatesDep) -> HTMLResponse:
+def home(
+    request: Request,
+    catalog: CatalogDep,
+    templates: TemplatesDep,
+    session: SessionDep,
+    user_id: UserDep,
+    now: NowDep,
+) -> HTMLResponse:
     total_cards = sum(len(t.cards) for t in catalog.topics)
-    return templates.TemplateResponse(
-        request, "home.html", {"topics": catalog.topics, "total_cards": total_cards}
-    )
+    context = {
+        "topics": catalog.topics,
+        "total_cards": total_cards,
+        "mastery": stats.mastery(session, user_id, catalog, now),
+        "today": queue.build(
+            session, user_id, catalog, srs_settings.load(session, user_id), now, limit=0
+        ),
+    }
+    return templates.TemplateResponse(request, "home.html", context)
 
 
 @router.get("/topics", include_in_schema=False)
@@ -44,6 +68,9 @@ def topic_page(
     catalog: CatalogDep,
     templates: TemplatesDep,
     renderer: RendererDep,
+    session: SessionDep,
+    user_id: UserDep,
+    now: NowDep,
 ) -> HTMLResponse:
     before, after = catalog.neighbours(topic.slug)
     cards = {card.id: card for card in topic.cards}
@@ -58,6 +85,7 @@ def topic_page(
             "after": after,
             "related": related,
             "drills": draws(renderer, topic.cards),
+            "mastery": stats.mastery(session, user_id, catalog, now).get(topic.slug, 0.0),
         },
     )
 

@@ -218,3 +218,15 @@ def test_stats_page_and_api(client: TestClient) -> None:
     assert page.status_code == 200
     assert 'class="heatmap"' in page.text and "Mastery by topic" in page.text
     assert "2026-03-02: 1 review" in page.text
+
+
+def test_home_and_topic_pages_show_todays_work_and_mastery(client: TestClient) -> None:
+    home = client.get("/").text
+    assert "0 due and 5 new today" in home and 'href="/review"' in home
+    assert "mastered" not in home
+    grade(client, "beta-derive", 4, "m")
+    home = client.get("/").text
+    assert "4 new today; 1 done" in home
+    assert "% mastered" in home  # beta now has recall probability above zero
+    topic = client.get("/topics/beta").text
+    assert "mastered: review" in topic and 'href="/review?topic=beta"' in topic
