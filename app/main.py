@@ -14,7 +14,7 @@ from app.content.loader import load_catalog
 from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.db import Database
-from app.web import drills, errors, health, labs, review, search, stats, topics
+from app.web import drills, errors, health, labs, mock, review, search, stats, topics
 from app.web import settings as settings_pages
 from app.web.templating import build_templates
 
@@ -58,7 +58,7 @@ def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> Fast
     app.state.templates = build_templates(catalog)
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (health, topics, drills, review, stats, settings_pages, search, labs):
+    for module in (health, topics, drills, review, stats, settings_pages, mock, search, labs):
         app.include_router(module.router)
     errors.install(app)
     return app

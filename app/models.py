@@ -13,6 +13,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Text,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -128,3 +129,47 @@ class ReviewLog(Base):
     # The interval the card had been scheduled for before this review: true retention tells
     # young (< 21 days) from mature cards with it, as Anki does.
     prior_interval_days: Mapped[float | None] = mapped_column(Float)
+
+
+class MockSession(Base):
+    """A timed mock interview: a few questions, each with a server-kept deadline."""
+
+    __tablename__ = "mock_sessions"
+    __table_args__ = (Index("ix_mock_sessions_user_created", "user_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    preset: Mapped[str] = mapped_column(String(32))
+    minutes_per_question: Mapped[int] = mapped_column(Integer)
+    followups: Mapped[bool] = mapped_column(Boolean)
+    grade_after_each: Mapped[bool] = mapped_column(Boolean)
+    topics: Mapped[list[str]] = mapped_column(JSON)  # empty: all topics
+    status: Mapped[str] = mapped_column(String(16))  # active | finished | abandoned
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class MockQuestion(Base):
+    """One question of a mock: its main answer, its follow-up, and how it was graded."""
+
+    __tablename__ = "mock_questions"
+    __table_args__ = (UniqueConstraint("session_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("mock_sessions.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)  # 1-based
+    card_id: Mapped[str] = mapped_column(String(80))
+    followup: Mapped[str | None] = mapped_column(Text)  # the follow-up question asked
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    answer: Mapped[str] = mapped_column(Text, default="")
+    submitted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    followup_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    followup_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    followup_answer: Mapped[str] = mapped_column(Text, default="")
+    followup_submitted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    saved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    suggested_points: Mapped[list[int] | None] = mapped_column(JSON)  # rubric indexes found
+    confirmed_points: Mapped[list[int] | None] = mapped_column(JSON)  # what the user confirmed
+    rating: Mapped[int | None] = mapped_column(Integer)
+    graded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -52,6 +52,11 @@ def get_now(request: Request) -> datetime:
     return clock()
 
 
+def get_fuzz(request: Request) -> bool:
+    """Whether review intervals get FSRS fuzz (Settings.srs_fuzz; tests turn it off)."""
+    return bool(request.app.state.settings.srs_fuzz)
+
+
 def get_user_id(request: Request) -> int:
     """The signed-in user; in local mode, always the local profile."""
     user_id: int = request.app.state.local_user_id
@@ -66,6 +71,7 @@ DatabaseDep = Annotated[Database, Depends(get_database)]
 RendererDep = Annotated[Renderer, Depends(get_renderer)]
 UserDep = Annotated[int, Depends(get_user_id)]
 NowDep = Annotated[datetime, Depends(get_now)]
+FuzzDep = Annotated[bool, Depends(get_fuzz)]
 
 
 def get_topic(slug: str, catalog: CatalogDep) -> Topic:

@@ -10,6 +10,7 @@ from app.content.catalog import CardView
 from app.content.render import Renderer
 from app.drills.engine import MAX_SEED
 from app.drills.present import DrawView, numeric, present
+from app.mock import sessions as mock_sessions
 from app.srs import queue, stats
 from app.srs import settings as srs_settings
 from app.web.api_models import CardOut, TopicOut, TopicSummaryOut
@@ -44,6 +45,7 @@ def home(
         "topics": catalog.topics,
         "total_cards": total_cards,
         "mastery": stats.mastery(session, user_id, catalog, now),
+        "unfinished_mock": mock_sessions.unfinished(session, user_id),
         "today": queue.build(
             session, user_id, catalog, srs_settings.load(session, user_id), now, limit=0
         ),

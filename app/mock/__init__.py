@@ -1,0 +1,1 @@
+"""Timed mock interviews: choosing questions, server-kept deadlines, answers, grading, reports."""

@@ -1,0 +1,89 @@
+"""What a finished (or abandoned) mock says: time, rubric coverage, ratings, weak spots."""
+
+from dataclasses import dataclass
+
+from app.content.catalog import CardView, Catalog
+from app.models import MockQuestion, MockSession
+from app.srs.days import as_utc
+
+
+@dataclass(frozen=True)
+class QuestionReport:
+    position: int
+    card: CardView
+    answer: str
+    followup: str | None
+    followup_answer: str
+    seconds_used: float | None
+    followup_seconds_used: float | None
+    points_made: list[int]
+    points_total: int
+    rating: int | None
+
+    @property
+    def coverage(self) -> float | None:
+        if self.rating is None:
+            return None
+        return len(self.points_made) / self.points_total if self.points_total else 0.0
+
+
+@dataclass(frozen=True)
+class MissedPoint:
+    card: CardView
+    point_html: str
+
+
+@dataclass(frozen=True)
+class Report:
+    mock: MockSession
+    questions: list[QuestionReport]
+    score: float | None  # rubric points made over points asked, graded questions only
+    missed: list[MissedPoint]
+    weakest_topics: list[tuple[str, str, float]]  # slug, title, coverage
+
+
+def _seconds(start: object, end: object) -> float | None:
+    if start is None or end is None:
+        return None
+    return (as_utc(end) - as_utc(start)).total_seconds()  # type: ignore[arg-type]
+
+
+def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report:
+    rows: list[QuestionReport] = []
+    missed: list[MissedPoint] = []
+    by_topic: dict[str, list[float]] = {}
+    made = asked = 0
+    for q in qs:
+        card = catalog.card(q.card_id)
+        if card is None:  # removed from the content since: nothing to report against
+            continue
+        points = list(q.confirmed_points or [])
+        row = QuestionReport(
+            position=q.position,
+            card=card,
+            answer=q.answer,
+            followup=q.followup,
+            followup_answer=q.followup_answer or "",
+            seconds_used=_seconds(q.started_at, q.submitted_at),
+            followup_seconds_used=_seconds(q.followup_started_at, q.followup_submitted_at),
+            points_made=points,
+            points_total=len(card.rubric),
+            rating=q.rating,
+        )
+        rows.append(row)
+        if q.rating is None:
+            continue
+        made += len(points)
+        asked += len(card.rubric)
+        by_topic.setdefault(card.topic_slug, []).append(row.coverage or 0.0)
+        missed.extend(
+            MissedPoint(card, point.point_html)
+            for index, point in enumerate(card.rubric)
+            if index not in points
+        )
+    weakest = []
+    for slug, coverages in by_topic.items():
+        topic = catalog.topic(slug)
+        weakest.append((slug, topic.title if topic else slug, sum(coverages) / len(coverages)))
+    weakest.sort(key=lambda item: item[2])
+    return Report(mock, rows, made / asked if asked else None, missed, weakest)

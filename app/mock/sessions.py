@@ -1,0 +1,326 @@
+"""Mock sessions: the server keeps every deadline, so a reload or a restart shows the same clock.
+
+A question moves pending → answering → (follow-up) → graded. Its deadline is stored when it
+starts; an answer saved after the deadline plus a short grace is refused and the last saved
+text kept. A question whose deadline passed while nobody was looking is submitted as saved.
+Callers pass an open session (read or write); writes are committed by the caller.
+"""
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.content.catalog import CardView, Catalog
+from app.mock import rubric
+from app.mock.selection import choose
+from app.models import MockQuestion, MockSession
+from app.srs import review
+from app.srs.days import as_utc
+
+MAX_ANSWER = 20_000
+GRACE = timedelta(seconds=15)  # network and clock slack after the deadline
+
+
+@dataclass(frozen=True)
+class Preset:
+    label: str
+    questions: int
+    minutes: int
+
+
+PRESETS = {
+    "infra": Preset("Infra loop", 4, 10),
+    "lightning": Preset("Lightning round", 6, 3),
+}
+
+
+class MockError(ValueError):
+    """A request that does not fit the session's state; the message says why."""
+
+
+class TooLate(MockError):
+    pass
+
+
+def followup_minutes(minutes: int) -> int:
+    """The interviewer's push gets a third of the main time, between 1 and 5 minutes."""
+    return max(1, min(5, minutes // 3))
+
+
+def create(
+    session: Session,
+    user_id: int,
+    catalog: Catalog,
+    now: datetime,
+    *,
+    preset: str = "custom",
+    count: int,
+    minutes: int,
+    followups: bool = True,
+    grade_after_each: bool = True,
+    topics: list[str] | None = None,
+    rng: random.Random | None = None,
+) -> MockSession:
+    if not 1 <= count <= 10:
+        raise MockError("questions: choose 1 to 10")
+    if not 1 <= minutes <= 60:
+        raise MockError("minutes: choose 1 to 60 per question")
+    unknown = [slug for slug in topics or [] if catalog.topic(slug) is None]
+    if unknown:
+        raise MockError(f"topics: no topic '{unknown[0]}'")
+    recall = _recall(session, user_id, catalog, now)
+    previous = _last_session_cards(session, user_id)
+    cards = choose(
+        catalog, recall, previous, set(topics) if topics else None, count, rng or random.Random()
+    )
+    if not cards:
+        raise MockError("topics: no open questions in the chosen topics")
+    mock = MockSession(
+        user_id=user_id,
+        preset=preset,
+        minutes_per_question=minutes,
+        followups=followups,
+        grade_after_each=grade_after_each,
+        topics=list(topics or []),
+        status="active",
+        created_at=now,
+    )
+    session.add(mock)
+    session.flush()
+    for position, card in enumerate(cards, start=1):
+        session.add(
+            MockQuestion(
+                session_id=mock.id,
+                position=position,
+                card_id=card.id,
+                followup=card.card.followups[0] if followups else None,
+                answer="",
+                followup_answer="",
+            )
+        )
+    session.flush()
+    return mock
+
+
+def _recall(session: Session, user_id: int, catalog: Catalog, now: datetime) -> dict[str, float]:
+    from app.models import CardState
+    from app.srs import scheduling
+
+    rows = session.execute(
+        select(CardState.card_id, CardState.stability, CardState.last_review).where(
+            CardState.user_id == user_id
+        )
+    )
+    return {c: scheduling.retrievability(s, last, now) for c, s, last in rows}
+
+
+def _last_session_cards(session: Session, user_id: int) -> set[str]:
+    last = session.scalars(
+        select(MockSession.id)
+        .where(MockSession.user_id == user_id)
+        .order_by(MockSession.created_at.desc(), MockSession.id.desc())
+        .limit(1)
+    ).first()
+    if last is None:
+        return set()
+    return set(session.scalars(select(MockQuestion.card_id).where(MockQuestion.session_id == last)))
+
+
+def load(session: Session, user_id: int, mock_id: int) -> MockSession | None:
+    """The session, only if it is this user's: anyone else gets nothing."""
+    return session.scalars(
+        select(MockSession).where(MockSession.id == mock_id, MockSession.user_id == user_id)
+    ).one_or_none()
+
+
+def questions(session: Session, mock: MockSession) -> list[MockQuestion]:
+    return list(
+        session.scalars(
+            select(MockQuestion)
+            .where(MockQuestion.session_id == mock.id)
+            .order_by(MockQuestion.position)
+        )
+    )
+
+
+def unfinished(session: Session, user_id: int) -> MockSession | None:
+    """The latest session still running, to offer on the home page."""
+    return session.scalars(
+        select(MockSession)
+        .where(MockSession.user_id == user_id, MockSession.status == "active")
+        .order_by(MockSession.created_at.desc(), MockSession.id.desc())
+        .limit(1)
+    ).first()
+
+
+# --- the state of a question -------------------------------------------------------------
+
+
+def phase(question: MockQuestion) -> str:
+    """pending, answering, followup, grading or done."""
+    if question.rating is not None:
+        return "done"
+    if question.started_at is None:
+        return "pending"
+    if question.submitted_at is None:
+        return "answering"
+    if question.followup and question.followup_submitted_at is None:
+        return "followup"
+    return "grading"
+
+
+def settle(question: MockQuestion, now: datetime) -> None:
+    """Submit, as saved, whatever ran out of time while nobody was there to submit it."""
+    if (
+        phase(question) == "answering"
+        and question.deadline
+        and now > as_utc(question.deadline) + GRACE
+    ):
+        _submit_main(question, as_utc(question.deadline))
+    if (
+        phase(question) == "followup"
+        and question.followup_deadline
+        and now > as_utc(question.followup_deadline) + GRACE
+    ):
+        question.followup_submitted_at = as_utc(question.followup_deadline)
+
+
+@dataclass(frozen=True)
+class Step:
+    """What the session asks of the user now."""
+
+    kind: str  # start, answer, followup, grade, finished
+    question: MockQuestion | None
+
+
+def current_step(mock: MockSession, qs: list[MockQuestion], now: datetime) -> Step:
+    for question in qs:
+        settle(question, now)
+    for question in qs:
+        if phase(question) == "answering":
+            return Step("answer", question)
+        if phase(question) == "followup":
+            return Step("followup", question)
+    if mock.grade_after_each:
+        for question in qs:
+            if phase(question) == "grading":
+                return Step("grade", question)
+    for question in qs:
+        if phase(question) == "pending":
+            return Step("start", question)
+    for question in qs:
+        if phase(question) == "grading":
+            return Step("grade", question)
+    return Step("finished", None)
+
+
+def start(question: MockQuestion, minutes: int, now: datetime) -> None:
+    if phase(question) != "pending":
+        raise MockError("this question has already started")
+    question.started_at = now
+    question.deadline = now + timedelta(minutes=minutes)
+
+
+def save(question: MockQuestion, part: str, text: str, now: datetime) -> None:
+    """Autosave; refused after the deadline plus grace, keeping the last saved text."""
+    if len(text) > MAX_ANSWER:
+        raise MockError(
+            f"text: at most {MAX_ANSWER:,} characters, this is {len(text):,}; nothing was cut "
+            "and the last saved version is kept"
+        )
+    current = phase(question)
+    if part == "main" and current == "answering":
+        assert question.deadline is not None
+        if now > as_utc(question.deadline) + GRACE:
+            raise TooLate("time is up for this answer; the last saved text was kept")
+        question.answer = text
+    elif part == "followup" and current == "followup":
+        assert question.followup_deadline is not None
+        if now > as_utc(question.followup_deadline) + GRACE:
+            raise TooLate("time is up for the follow-up; the last saved text was kept")
+        question.followup_answer = text
+    else:
+        raise TooLate(f"the {part} answer can no longer be changed; the last saved text was kept")
+    question.saved_at = now
+
+
+def submit(question: MockQuestion, now: datetime) -> None:
+    """Hand in the current part: the main answer (which starts the follow-up) or the follow-up."""
+    current = phase(question)
+    if current == "answering":
+        _submit_main(question, now)
+    elif current == "followup":
+        question.followup_submitted_at = now
+    else:
+        raise MockError("nothing to submit: this question is not being answered")
+
+
+def _submit_main(question: MockQuestion, when: datetime) -> None:
+    """The main answer is in; the interviewer's follow-up starts at once, with its own clock."""
+    question.submitted_at = when
+    if question.followup:
+        assert question.deadline is not None and question.started_at is not None
+        minutes = round((as_utc(question.deadline) - as_utc(question.started_at)).seconds / 60)
+        question.followup_started_at = when
+        question.followup_deadline = when + timedelta(minutes=followup_minutes(minutes))
+
+
+def suggestions(question: MockQuestion, card: CardView) -> list[int]:
+    return rubric.suggested_points(
+        list(card.card.rubric), question.answer, question.followup_answer or ""
+    )
+
+
+def grade(
+    session: Session,
+    mock: MockSession,
+    question: MockQuestion,
+    card: CardView,
+    points: list[int],
+    rating: int,
+    now: datetime,
+    *,
+    desired_retention: float,
+    fuzz: bool = True,
+) -> None:
+    """Confirm the rubric points made and rate the answer; the rating is an FSRS review."""
+    if phase(question) != "grading":
+        raise MockError("this question is not waiting to be graded")
+    if any(not 0 <= p < len(card.rubric) for p in points):
+        raise MockError(f"points: rubric points are numbered 0 to {len(card.rubric) - 1}")
+    if rating not in (1, 2, 3, 4):
+        raise MockError("rating: 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)")
+    question.suggested_points = suggestions(question, card)
+    question.confirmed_points = sorted(set(points))
+    question.rating = rating
+    question.graded_at = now
+    review.grade(
+        session,
+        mock.user_id,
+        card.id,
+        rating,
+        now,
+        desired_retention=desired_retention,
+        idempotency_key=f"mock-{mock.id}-{question.position}",
+        source="mock",
+        fuzz=fuzz,
+    )
+    session.flush()
+    if all(phase(q) == "done" for q in questions(session, mock)):
+        mock.status = "finished"
+        mock.finished_at = now
+
+
+def abandon(mock: MockSession, now: datetime) -> None:
+    if mock.status != "active":
+        raise MockError(f"this session is already {mock.status}")
+    mock.status = "abandoned"
+    mock.finished_at = now
+
+
+def remaining_seconds(question: MockQuestion, now: datetime) -> float:
+    deadline = question.followup_deadline if phase(question) == "followup" else question.deadline
+    return max(0.0, (as_utc(deadline) - now).total_seconds()) if deadline else 0.0

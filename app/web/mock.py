@@ -1,0 +1,542 @@
+"""Mock interviews over HTTP: JSON for scripts and the page's script, forms for everything."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.content.catalog import Catalog
+from app.mock import report as reports
+from app.mock import sessions as mocks
+from app.models import MockQuestion, MockSession
+from app.srs import settings as srs_settings
+from app.srs.days import as_utc
+from app.web.deps import (
+    CatalogDep,
+    DatabaseDep,
+    FuzzDep,
+    NowDep,
+    SessionDep,
+    TemplatesDep,
+    UserDep,
+)
+
+router = APIRouter()
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such session of yours"}}
+
+
+class MockIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    preset: Literal["infra", "lightning", "custom"] = "custom"
+    questions: int | None = Field(default=None, ge=1, le=10)
+    minutes: int | None = Field(default=None, ge=1, le=60)
+    followups: bool = True
+    grade_after_each: bool = True
+    topics: list[str] = []
+
+
+class AnswerIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    part: Literal["main", "followup"]
+    text: str
+
+
+class SubmitIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = Field(default=None, description="The final text, saved before submitting.")
+
+
+class GradeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    points: list[int] = Field(description="Indexes of the rubric points the answer made.")
+    rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy.")
+
+
+class QuestionOut(BaseModel):
+    position: int
+    card_id: str
+    topic: str
+    phase: str
+    question_html: str
+    answer: str
+    followup: str | None
+    followup_answer: str
+    started_at: datetime | None
+    deadline: datetime | None
+    followup_deadline: datetime | None
+    suggested_points: list[int] | None
+    confirmed_points: list[int] | None
+    rating: int | None
+
+
+class MockOut(BaseModel):
+    id: int
+    preset: str
+    status: str
+    step: str
+    current: int | None
+    remaining_seconds: float | None
+    minutes_per_question: int
+    followups: bool
+    grade_after_each: bool
+    questions: list[QuestionOut]
+
+
+class SavedOut(BaseModel):
+    saved_at: datetime
+    remaining_seconds: float
+
+
+def _fail(error: mocks.MockError) -> HTTPException:
+    if isinstance(error, mocks.TooLate):
+        return HTTPException(status_code=409, detail=str(error))
+    field, _, message = str(error).partition(": ")
+    if message and field in {"questions", "minutes", "topics", "points", "rating", "text"}:
+        detail = [{"loc": ["body", field], "msg": message, "type": "value_error"}]
+        return HTTPException(status_code=422, detail=detail)
+    return HTTPException(status_code=409, detail=str(error))
+
+
+@contextmanager
+def _writing(database: Any, user_id: int, mock_id: int) -> Iterator[tuple[Session, MockSession]]:
+    with database.write_session() as session:
+        mock = mocks.load(session, user_id, mock_id)
+        if mock is None:
+            raise HTTPException(status_code=404, detail=f"No mock session {mock_id} of yours.")
+        yield session, mock
+
+
+def _out(mock: MockSession, qs: list[MockQuestion], catalog: Catalog, now: datetime) -> MockOut:
+    step = mocks.current_step(mock, qs, now)
+    items = []
+    for q in qs:
+        card = catalog.card(q.card_id)
+        items.append(
+            QuestionOut(
+                position=q.position,
+                card_id=q.card_id,
+                topic=card.topic_slug if card else "",
+                phase=mocks.phase(q),
+                question_html=card.question_html if card else "",
+                answer=q.answer,
+                followup=q.followup,
+                followup_answer=q.followup_answer or "",
+                started_at=q.started_at and as_utc(q.started_at),
+                deadline=q.deadline and as_utc(q.deadline),
+                followup_deadline=q.followup_deadline and as_utc(q.followup_deadline),
+                suggested_points=q.suggested_points,
+                confirmed_points=q.confirmed_points,
+                rating=q.rating,
+            )
+        )
+    current = step.question
+    status = mock.status
+    return MockOut(
+        id=mock.id,
+        preset=mock.preset,
+        status=status,
+        step=step.kind if status == "active" else status,
+        current=current.position if current and status == "active" else None,
+        remaining_seconds=mocks.remaining_seconds(current, now) if current else None,
+        minutes_per_question=mock.minutes_per_question,
+        followups=mock.followups,
+        grade_after_each=mock.grade_after_each,
+        questions=items,
+    )
+
+
+def _create(
+    database: Any, user_id: int, catalog: Catalog, now: datetime, body: MockIn
+) -> MockSession:
+    preset = mocks.PRESETS.get(body.preset)
+    count = preset.questions if preset else body.questions
+    minutes = preset.minutes if preset else body.minutes
+    if count is None or minutes is None:
+        detail = [
+            {"loc": ["body", "questions" if count is None else "minutes"],
+             "msg": "a custom session needs questions and minutes", "type": "missing"}
+        ]  # fmt: skip
+        raise HTTPException(status_code=422, detail=detail)
+    try:
+        with database.write_session() as session:
+            return mocks.create(
+                session, user_id, catalog, now, preset=body.preset, count=count,
+                minutes=minutes, followups=body.followups,
+                grade_after_each=body.grade_after_each, topics=body.topics,
+            )  # fmt: skip
+    except mocks.MockError as error:
+        raise _fail(error) from None
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+@router.post("/api/mock", status_code=201, tags=["mock"])
+def create_api(
+    body: MockIn, database: DatabaseDep, catalog: CatalogDep, user_id: UserDep, now: NowDep
+) -> MockOut:
+    """Start a session: a preset ("infra": 4 × 10 min; "lightning": 6 × 3 min) or custom."""
+    mock = _create(database, user_id, catalog, now, body)
+    with database.read_session() as session:
+        return _out(mock, mocks.questions(session, mock), catalog, now)
+
+
+@router.get("/api/mock", tags=["mock"])
+def history_api(session: SessionDep, user_id: UserDep, catalog: CatalogDep) -> list[dict[str, Any]]:
+    """Your sessions, newest first, with their scores."""
+    return [
+        {
+            "id": row.mock.id,
+            "preset": row.mock.preset,
+            "status": row.mock.status,
+            "created_at": as_utc(row.mock.created_at).isoformat(),
+            "score": row.score,
+            "questions": len(row.questions),
+        }
+        for row in _history(session, user_id, catalog)
+    ]
+
+
+@router.get("/api/mock/{mock_id}", tags=["mock"], responses=NOT_FOUND)
+def get_api(
+    mock_id: int, session: SessionDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
+) -> MockOut:
+    mock = mocks.load(session, user_id, mock_id)
+    if mock is None:
+        raise HTTPException(status_code=404, detail=f"No mock session {mock_id} of yours.")
+    return _out(mock, mocks.questions(session, mock), catalog, now)
+
+
+def _act(
+    database: Any, user_id: int, mock_id: int, catalog: Catalog, now: datetime, action: str,
+    body: Any = None, fuzz: bool = True,
+) -> MockOut:  # fmt: skip
+    """Apply one action to the session's current question, in one write transaction."""
+    try:
+        with _writing(database, user_id, mock_id) as (session, mock):
+            qs = mocks.questions(session, mock)
+            step = mocks.current_step(mock, qs, now)
+            question = step.question
+            if mock.status != "active":
+                raise mocks.MockError(f"this session is {mock.status}")
+            if action == "abandon":
+                mocks.abandon(mock, now)
+            elif question is None:
+                raise mocks.MockError("every question is done: see the report")
+            elif action == "start":
+                if step.kind != "start":
+                    raise mocks.MockError(f"finish question {question.position} first")
+                mocks.start(question, mock.minutes_per_question, now)
+            elif action == "submit":
+                if body is not None and body.text is not None:
+                    part = "followup" if step.kind == "followup" else "main"
+                    mocks.save(question, part, body.text, now)
+                mocks.submit(question, now)
+            elif action == "grade":
+                if step.kind != "grade":
+                    raise mocks.MockError("no question is waiting to be graded")
+                card = catalog.card(question.card_id)
+                assert card is not None
+                retention = srs_settings.load(session, user_id).desired_retention
+                mocks.grade(
+                    session, mock, question, card, body.points, body.rating, now,
+                    desired_retention=retention, fuzz=fuzz,
+                )  # fmt: skip
+            session.flush()
+            return _out(mock, mocks.questions(session, mock), catalog, now)
+    except mocks.MockError as error:
+        raise _fail(error) from None
+
+
+@router.post("/api/mock/{mock_id}/start", tags=["mock"], responses=NOT_FOUND)
+def start_api(
+    mock_id: int, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
+) -> MockOut:
+    """Start the next question: its deadline is fixed now, on the server."""
+    return _act(database, user_id, mock_id, catalog, now, "start")
+
+
+@router.put("/api/mock/{mock_id}/answer", tags=["mock"], responses=NOT_FOUND)
+def save_api(
+    mock_id: int, body: AnswerIn, database: DatabaseDep, user_id: UserDep, now: NowDep
+) -> SavedOut:
+    """Autosave the answer being written.
+
+    409 once the deadline and a short grace have passed: the last saved text is kept.
+    """
+    try:
+        with _writing(database, user_id, mock_id) as (session, mock):
+            qs = mocks.questions(session, mock)
+            step = mocks.current_step(mock, qs, now)
+            if step.question is None or step.kind not in ("answer", "followup"):
+                raise mocks.TooLate("nothing is being answered now; the last saved text was kept")
+            mocks.save(step.question, body.part, body.text, now)
+            return SavedOut(
+                saved_at=now, remaining_seconds=mocks.remaining_seconds(step.question, now)
+            )
+    except mocks.MockError as error:
+        raise _fail(error) from None
+
+
+@router.post("/api/mock/{mock_id}/answer", include_in_schema=False)
+def save_beacon(
+    mock_id: int, body: AnswerIn, database: DatabaseDep, user_id: UserDep, now: NowDep
+) -> SavedOut:
+    """The same autosave by POST: navigator.sendBeacon, when the page is hidden or closed."""
+    return save_api(mock_id, body, database, user_id, now)
+
+
+@router.post("/api/mock/{mock_id}/submit", tags=["mock"], responses=NOT_FOUND)
+def submit_api(
+    mock_id: int,
+    body: SubmitIn,
+    database: DatabaseDep,
+    user_id: UserDep,
+    catalog: CatalogDep,
+    now: NowDep,
+) -> MockOut:
+    """Hand in the current answer; the follow-up, if any, starts with its own clock."""
+    return _act(database, user_id, mock_id, catalog, now, "submit", body)
+
+
+@router.post("/api/mock/{mock_id}/grade", tags=["mock"], responses=NOT_FOUND)
+def grade_api(
+    mock_id: int,
+    body: GradeIn,
+    database: DatabaseDep,
+    user_id: UserDep,
+    catalog: CatalogDep,
+    now: NowDep,
+    fuzz: FuzzDep,
+) -> MockOut:
+    """Confirm the rubric points made and rate the answer (an FSRS review, source "mock")."""
+    return _act(database, user_id, mock_id, catalog, now, "grade", body, fuzz)
+
+
+@router.post("/api/mock/{mock_id}/abandon", tags=["mock"], responses=NOT_FOUND)
+def abandon_api(
+    mock_id: int, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
+) -> MockOut:
+    return _act(database, user_id, mock_id, catalog, now, "abandon")
+
+
+# --- pages ---------------------------------------------------------------------------------
+
+
+def _history(session: Session, user_id: int, catalog: Catalog) -> list[reports.Report]:
+    rows = session.scalars(
+        select(MockSession)
+        .where(MockSession.user_id == user_id)
+        .order_by(MockSession.created_at.desc(), MockSession.id.desc())
+    )
+    return [reports.build(m, mocks.questions(session, m), catalog) for m in rows]
+
+
+@router.get("/mock", response_class=HTMLResponse, include_in_schema=False)
+def start_page(
+    request: Request, templates: TemplatesDep, catalog: CatalogDep, session: SessionDep,
+    user_id: UserDep,
+) -> HTMLResponse:  # fmt: skip
+    context = {
+        "presets": mocks.PRESETS,
+        "topics": catalog.topics,
+        "unfinished": mocks.unfinished(session, user_id),
+        "errors": {},
+        "values": {},
+    }
+    return templates.TemplateResponse(request, "mock/new.html", context)
+
+
+@router.post("/mock", include_in_schema=False)
+def create_page(
+    request: Request,
+    templates: TemplatesDep,
+    database: DatabaseDep,
+    catalog: CatalogDep,
+    user_id: UserDep,
+    now: NowDep,
+    preset: Annotated[str, Form()] = "custom",
+    questions: Annotated[str, Form()] = "",
+    minutes: Annotated[str, Form()] = "",
+    followups: Annotated[str | None, Form()] = None,
+    grading: Annotated[str, Form()] = "each",
+    topic: Annotated[list[str] | None, Form()] = None,
+) -> Response:
+    values = {"questions": questions, "minutes": minutes, "topic": topic or []}
+    errors: dict[str, str] = {}
+    numbers: dict[str, int] = {}
+    if preset == "custom":
+        for name, text, top in (("questions", questions, 10), ("minutes", minutes, 60)):
+            if not text.strip().isdigit() or not 1 <= int(text) <= top:
+                errors[name] = f"Choose a whole number from 1 to {top}."
+            else:
+                numbers[name] = int(text)
+    elif preset not in mocks.PRESETS:
+        errors["preset"] = "Choose one of the presets or a custom session."
+    if not errors:
+        body = MockIn.model_validate(
+            {
+                "preset": preset if preset in mocks.PRESETS else "custom",
+                "questions": numbers.get("questions"),
+                "minutes": numbers.get("minutes"),
+                "followups": preset != "custom" or followups is not None,
+                "grade_after_each": grading != "end",
+                "topics": topic or [],
+            }
+        )
+        try:
+            mock = _create(database, user_id, catalog, now, body)
+            return RedirectResponse(f"/mock/{mock.id}", status_code=303)
+        except HTTPException as error:
+            errors["form"] = _message(error)
+    context = {
+        "presets": mocks.PRESETS,
+        "topics": catalog.topics,
+        "unfinished": None,
+        "errors": errors,
+        "values": values,
+    }
+    return templates.TemplateResponse(request, "mock/new.html", context, status_code=422)
+
+
+def _message(error: HTTPException) -> str:
+    detail = error.detail
+    if isinstance(detail, list):
+        return "; ".join(str(d.get("msg", "")) for d in detail)
+    return str(detail)
+
+
+@router.get("/mock/history", response_class=HTMLResponse, include_in_schema=False)
+def history_page(
+    request: Request, templates: TemplatesDep, session: SessionDep, user_id: UserDep,
+    catalog: CatalogDep,
+) -> HTMLResponse:  # fmt: skip
+    rows = _history(session, user_id, catalog)
+    scored = [r for r in reversed(rows) if r.score is not None]
+    return templates.TemplateResponse(
+        request, "mock/history.html", {"rows": rows, "scored": scored}
+    )
+
+
+@router.get("/mock/{mock_id}", response_class=HTMLResponse, include_in_schema=False)
+def session_page(
+    request: Request,
+    mock_id: int,
+    templates: TemplatesDep,
+    session: SessionDep,
+    user_id: UserDep,
+    catalog: CatalogDep,
+    now: NowDep,
+    error: str | None = None,
+) -> Response:
+    mock = mocks.load(session, user_id, mock_id)
+    if mock is None:
+        raise HTTPException(status_code=404, detail=f"No mock session {mock_id} of yours.")
+    qs = mocks.questions(session, mock)
+    step = mocks.current_step(mock, qs, now)
+    if mock.status != "active" or step.kind == "finished":
+        return RedirectResponse(f"/mock/{mock.id}/report", status_code=303)
+    question = step.question
+    card = catalog.card(question.card_id) if question else None
+    context = {
+        "mock": mock,
+        "questions": qs,
+        "step": step,
+        "question": question,
+        "card": card,
+        "remaining": mocks.remaining_seconds(question, now) if question else 0,
+        "suggested": mocks.suggestions(question, card) if question and card else [],
+        "max_answer": mocks.MAX_ANSWER,
+        "followup_minutes": mocks.followup_minutes(mock.minutes_per_question),
+        "error": error,
+    }
+    return templates.TemplateResponse(request, "mock/session.html", context)
+
+
+@router.post("/mock/{mock_id}/{action}", include_in_schema=False)
+def act_page(
+    mock_id: int,
+    action: Literal["start", "submit", "grade", "abandon"],
+    database: DatabaseDep,
+    user_id: UserDep,
+    catalog: CatalogDep,
+    now: NowDep,
+    fuzz: FuzzDep,
+    text: Annotated[str | None, Form()] = None,
+    point: Annotated[list[int] | None, Form()] = None,
+    rating: Annotated[int | None, Form(ge=1, le=4)] = None,
+) -> RedirectResponse:
+    """The page's forms; errors come back as a message on the session page."""
+    body: Any = None
+    if action == "submit":
+        body = SubmitIn(text=text)
+    elif action == "grade":
+        if rating is None:
+            return RedirectResponse(f"/mock/{mock_id}?error=Choose+a+rating.", status_code=303)
+        body = GradeIn(points=point or [], rating=rating)
+    try:
+        _act(database, user_id, mock_id, catalog, now, action, body, fuzz)
+    except HTTPException as error:
+        if error.status_code == 404:
+            raise
+        from urllib.parse import quote
+
+        return RedirectResponse(f"/mock/{mock_id}?error={quote(_message(error))}", status_code=303)
+    target = f"/mock/{mock_id}/report" if action == "abandon" else f"/mock/{mock_id}"
+    return RedirectResponse(target, status_code=303)
+
+
+@router.get("/mock/{mock_id}/report", response_class=HTMLResponse, include_in_schema=False)
+def report_page(
+    request: Request, mock_id: int, templates: TemplatesDep, session: SessionDep,
+    user_id: UserDep, catalog: CatalogDep,
+) -> HTMLResponse:  # fmt: skip
+    mock = mocks.load(session, user_id, mock_id)
+    if mock is None:
+        raise HTTPException(status_code=404, detail=f"No mock session {mock_id} of yours.")
+    built = reports.build(mock, mocks.questions(session, mock), catalog)
+    return templates.TemplateResponse(request, "mock/report.html", {"report": built})
+
+
+@router.get("/api/mock/{mock_id}/report", tags=["mock"], responses=NOT_FOUND)
+def report_api(
+    mock_id: int, session: SessionDep, user_id: UserDep, catalog: CatalogDep
+) -> dict[str, Any]:
+    """Per question: time used, rubric coverage, rating; the session score; weak spots."""
+    mock = mocks.load(session, user_id, mock_id)
+    if mock is None:
+        raise HTTPException(status_code=404, detail=f"No mock session {mock_id} of yours.")
+    built = reports.build(mock, mocks.questions(session, mock), catalog)
+    return {
+        "id": mock.id,
+        "status": mock.status,
+        "score": built.score,
+        "questions": [
+            {
+                "position": q.position,
+                "card_id": q.card.id,
+                "topic": q.card.topic_slug,
+                "seconds_used": q.seconds_used,
+                "followup_seconds_used": q.followup_seconds_used,
+                "points_made": q.points_made,
+                "points_total": q.points_total,
+                "coverage": q.coverage,
+                "rating": q.rating,
+            }
+            for q in built.questions
+        ],
+        "weakest_topics": [
+            {"topic": slug, "title": title, "coverage": cov}
+            for slug, title, cov in built.weakest_topics
+        ],
+    }

@@ -1,0 +1,106 @@
+// A mock interview question: the countdown, autosave while typing and on leaving the page,
+// a local copy in case the network drops, and submission at zero. The server keeps the
+// deadline; this script only shows it.
+"use strict";
+
+(() => {
+  const page = document.querySelector(".mock-page");
+  const form = page?.querySelector(".mock-answer");
+  const box = form?.querySelector("textarea");
+  const mockId = page?.dataset.mock;
+  const part = form?.dataset.part;
+  const draftKey = `ringside-mock-${mockId}-${part}-${location.pathname}`;
+  let timer = null;
+  let submitting = false;
+
+  const status = (text) => {
+    const state = form?.querySelector(".save-state");
+    if (state) state.textContent = text;
+  };
+
+  function counter() {
+    const max = Number(box.dataset.max);
+    const count = box.value.length;
+    form.querySelector(".char-count").textContent = count.toLocaleString();
+    const over = count > max;
+    box.setAttribute("aria-invalid", String(over));
+    if (over) status(`Too long by ${(count - max).toLocaleString()} characters: shorten it (nothing is cut)`);
+    return !over;
+  }
+
+  async function save(useBeacon = false) {
+    if (!box || !counter()) return;
+    const body = JSON.stringify({ part, text: box.value });
+    if (useBeacon && navigator.sendBeacon) {
+      navigator.sendBeacon(`/api/mock/${mockId}/answer`, new Blob([body], { type: "application/json" }));
+      return;
+    }
+    status("Saving…");
+    try {
+      const response = await fetch(`/api/mock/${mockId}/answer`, {
+        method: "PUT", headers: { "Content-Type": "application/json", Accept: "application/json" }, body,
+      });
+      const data = await response.json().catch(() => ({}));
+      if (response.ok) {
+        status(`Saved at ${new Date().toLocaleTimeString()}`);
+        localStorage.removeItem(draftKey);
+      } else {
+        const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
+        status(`Not saved: ${detail || response.status}`);
+      }
+    } catch {
+      status("Not saved: offline. A copy is kept in this browser and saved when you are back.");
+    }
+  }
+
+  if (box) {
+    // A draft kept locally (say, the network dropped) comes back if the server has less.
+    const local = localStorage.getItem(draftKey);
+    if (local && local.length > box.value.length) {
+      box.value = local;
+      save();
+    }
+    box.addEventListener("input", () => {
+      localStorage.setItem(draftKey, box.value);
+      counter();
+      status("Editing…");
+      clearTimeout(timer);
+      timer = setTimeout(save, 1200);
+    });
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "hidden") save(true);
+    });
+    window.addEventListener("pagehide", () => { if (!submitting) save(true); });
+    form.addEventListener("submit", (event) => {
+      if (!counter()) {
+        event.preventDefault();
+        return;
+      }
+      submitting = true;
+      localStorage.removeItem(draftKey);
+    });
+  }
+
+  const clock = page?.querySelector(".countdown");
+  if (clock) {
+    const end = performance.now() + Number(clock.dataset.remaining) * 1000;
+    const tick = () => {
+      const left = Math.max(0, Math.round((end - performance.now()) / 1000));
+      clock.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+      clock.classList.toggle("is-low", left <= 60);
+      if (left === 0) {
+        if (form && !submitting) {
+          submitting = true;
+          form.requestSubmit ? form.requestSubmit() : form.submit();
+        }
+        return;
+      }
+      setTimeout(tick, 250);
+    };
+    tick();
+  }
+
+  page?.querySelector(".abandon-form")?.addEventListener("submit", (event) => {
+    if (!confirm(event.target.dataset.confirm)) event.preventDefault();
+  });
+})();
