@@ -40,6 +40,7 @@ class Report:
     score: float | None  # rubric points made over points asked, graded questions only
     missed: list[MissedPoint]
     weakest_topics: list[tuple[str, str, float]]  # slug, title, coverage
+    planned: int  # questions in the session, asked or not
 
 
 def _seconds(start: object, end: object) -> float | None:
@@ -55,7 +56,9 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
     made = asked = 0
     for q in qs:
         card = catalog.card(q.card_id)
-        if card is None:  # removed from the content since: nothing to report against
+        # Never started: not asked, and not shown (it may still be asked in this session).
+        # Removed from the content since: nothing to report against.
+        if q.started_at is None or card is None:
             continue
         points = list(q.confirmed_points or [])
         row = QuestionReport(
@@ -86,4 +89,4 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
         topic = catalog.topic(slug)
         weakest.append((slug, topic.title if topic else slug, sum(coverages) / len(coverages)))
     weakest.sort(key=lambda item: item[2])
-    return Report(mock, rows, made / asked if asked else None, missed, weakest)
+    return Report(mock, rows, made / asked if asked else None, missed, weakest, len(qs))

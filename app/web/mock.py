@@ -201,7 +201,7 @@ def history_api(session: SessionDep, user_id: UserDep, catalog: CatalogDep) -> l
             "status": row.mock.status,
             "created_at": as_utc(row.mock.created_at).isoformat(),
             "score": row.score,
-            "questions": len(row.questions),
+            "questions": row.planned,
         }
         for row in _history(session, user_id, catalog)
     ]

@@ -278,3 +278,14 @@ def test_autosave_by_beacon_post(client: TestClient) -> None:
     )
     assert beacon.status_code == 200
     assert client.get(f"/api/mock/{mock['id']}").json()["questions"][0]["answer"] == "on close"
+
+
+def test_report_of_a_running_session_does_not_reveal_questions_not_yet_asked(
+    client: TestClient,
+) -> None:
+    mock = new_mock(client, questions=2, followups=False)
+    client.post(f"/api/mock/{mock['id']}/start")
+    report = client.get(f"/api/mock/{mock['id']}/report").json()
+    assert [q["position"] for q in report["questions"]] == [1]
+    second = mock["questions"][1]["card_id"]
+    assert second not in client.get(f"/mock/{mock['id']}/report").text
