@@ -63,9 +63,11 @@ class GradeIn(BaseModel):
 
 
 class QuestionOut(BaseModel):
+    """One question; one not yet started shows nothing of itself, so it stays a surprise."""
+
     position: int
-    card_id: str
-    topic: str
+    card_id: str | None
+    topic: str | None
     phase: str
     question_html: str
     answer: str
@@ -120,16 +122,17 @@ def _out(mock: MockSession, qs: list[MockQuestion], catalog: Catalog, now: datet
     step = mocks.current_step(mock, qs, now)
     items = []
     for q in qs:
-        card = catalog.card(q.card_id)
+        asked = q.started_at is not None
+        card = catalog.card(q.card_id) if asked else None
         items.append(
             QuestionOut(
                 position=q.position,
-                card_id=q.card_id,
-                topic=card.topic_slug if card else "",
+                card_id=q.card_id if asked else None,
+                topic=card.topic_slug if card else None,
                 phase=mocks.phase(q),
                 question_html=card.question_html if card else "",
                 answer=q.answer,
-                followup=q.followup,
+                followup=q.followup if q.submitted_at else None,
                 followup_answer=q.followup_answer or "",
                 started_at=q.started_at and as_utc(q.started_at),
                 deadline=q.deadline and as_utc(q.deadline),

@@ -12,7 +12,7 @@ from app.config import Settings
 from app.content.loader import load_catalog
 from app.main import create_app
 from app.mock import rubric, selection
-from app.models import MockSession, ReviewLog, User
+from app.models import MockQuestion, MockSession, ReviewLog, User
 from tests.conftest import FIXTURE_CONTENT, ClientFactory, FakeClock
 
 START = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
@@ -43,7 +43,10 @@ def test_presets_and_custom_sessions(client: TestClient) -> None:
     assert len(infra["questions"]) == 2
     assert infra["step"] == "start" and infra["current"] == 1
     custom = new_mock(client, questions=1, minutes=5, followups=False)
-    assert custom["questions"][0]["followup"] is None
+    assert custom["followups"] is False
+    # Questions not yet started show nothing of themselves.
+    assert custom["questions"][0]["card_id"] is None
+    assert custom["questions"][0]["question_html"] == ""
 
 
 @pytest.mark.parametrize(
@@ -133,7 +136,7 @@ def test_follow_up_has_its_own_short_clock(client: TestClient, clock: FakeClock)
 
 def test_grading_records_a_mock_review_once(client: TestClient) -> None:
     mock = new_mock(client, questions=1, followups=False)
-    client.post(f"/api/mock/{mock['id']}/start")
+    card_id = client.post(f"/api/mock/{mock['id']}/start").json()["questions"][0]["card_id"]
     client.post(f"/api/mock/{mock['id']}/submit", json={"text": "reduce-scatter and all-gather"})
     bad = client.post(f"/api/mock/{mock['id']}/grade", json={"points": [9], "rating": 3})
     assert bad.status_code == 422 and bad.json()["detail"][0]["loc"][-1] == "points"
@@ -144,9 +147,7 @@ def test_grading_records_a_mock_review_once(client: TestClient) -> None:
     database = client.app.state.database  # type: ignore[attr-defined]
     with database.read_session() as session:
         logs = session.scalars(select(ReviewLog)).all()
-    assert [(log.source, log.rating, log.card_id) for log in logs] == [
-        ("mock", 2, mock["questions"][0]["card_id"])
-    ]
+    assert [(log.source, log.rating, log.card_id) for log in logs] == [("mock", 2, card_id)]
     report = client.get(f"/api/mock/{mock['id']}/report").json()
     question = report["questions"][0]
     assert question["points_made"] == [0, 2] and question["points_total"] == 3
@@ -287,5 +288,9 @@ def test_report_of_a_running_session_does_not_reveal_questions_not_yet_asked(
     client.post(f"/api/mock/{mock['id']}/start")
     report = client.get(f"/api/mock/{mock['id']}/report").json()
     assert [q["position"] for q in report["questions"]] == [1]
-    second = mock["questions"][1]["card_id"]
+    database = client.app.state.database  # type: ignore[attr-defined]
+    with database.read_session() as session:
+        second = session.scalars(
+            select(MockQuestion.card_id).where(MockQuestion.position == 2)
+        ).one()
     assert second not in client.get(f"/mock/{mock['id']}/report").text
