@@ -64,16 +64,21 @@ def content_check(
         Path | None, typer.Option(help="Content folder (default RINGSIDE_CONTENT_DIR).")
     ] = None,
 ) -> None:
-    """Validate every topic file; print the first problem as FILE:LINE: PROBLEM."""
+    """Validate every topic file and the glossary; print the first problem as FILE:LINE: PROBLEM."""
+    from app.content.glossary import load_glossary
     from app.content.loader import ContentError, load_catalog
+    from app.web.lab_specs import LABS
 
     settings = load_settings(content_dir=content_dir)
     try:
         catalog = load_catalog(settings.content_dir)
+        lab_titles = {name: spec.title for name, spec in LABS.items()}
+        glossary = load_glossary(settings.content_dir, catalog, lab_titles)
     except ContentError as error:
         fail(str(error))
     cards = sum(len(t.cards) for t in catalog.topics)
-    typer.echo(f"ok: {len(catalog.topics)} topics, {cards} cards")
+    terms = f", {len(glossary.terms)} glossary terms" if glossary.terms else ""
+    typer.echo(f"ok: {len(catalog.topics)} topics, {cards} cards{terms}")
 
 
 @db_cli.command("upgrade")

@@ -10,12 +10,15 @@ from app import PROJECT_ROOT, __version__, migrate
 from app.auth.users import ensure_local_user
 from app.clock import Clock, utc_now
 from app.config import Settings
+from app.content.glossary import load_glossary
 from app.content.loader import load_catalog
 from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.db import Database
 from app.web import drills, errors, health, labs, mock, review, search, stats, topics
+from app.web import glossary as glossary_pages
 from app.web import settings as settings_pages
+from app.web.lab_specs import LABS
 from app.web.templating import build_templates
 
 API_DESCRIPTION = """
@@ -32,6 +35,8 @@ def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> Fast
     settings = settings or Settings()
     renderer = Renderer()
     catalog = load_catalog(settings.content_dir, renderer)
+    lab_titles = {name: spec.title for name, spec in LABS.items()}
+    glossary = load_glossary(settings.content_dir, catalog, lab_titles, renderer)
     database = Database(settings.database_url)
     migrate.upgrade(database.engine)
     with database.write_session() as session:
@@ -50,6 +55,7 @@ def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> Fast
     )
     app.state.settings = settings
     app.state.catalog = catalog
+    app.state.glossary = glossary
     app.state.search_index = SearchIndex(catalog)
     app.state.database = database
     app.state.local_user_id = local_user_id
@@ -60,5 +66,6 @@ def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> Fast
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for module in (health, topics, drills, review, stats, settings_pages, mock, search, labs):
         app.include_router(module.router)
+    app.include_router(glossary_pages.router)
     errors.install(app)
     return app
