@@ -1,4 +1,4 @@
-"""The `ringside` command: serve, content check, db upgrade."""
+"""The `ringside` command: serve, content check, db upgrade|backup, export, import."""
 
 from pathlib import Path
 from typing import Annotated, Any
@@ -45,17 +45,45 @@ def serve(
     import uvicorn
 
     from app.content.loader import ContentError
-    from app.main import create_app
+    from app.datasafety.startup import CorruptDatabaseError
+    from app.main import ConfigError, create_app
+    from app.web.observability import uvicorn_options
 
     settings = load_settings(host=host, port=port)
+    if settings.auth_mode == "local" and not is_loopback(settings.host):
+        fail(
+            f"local mode has one profile and no sign-in, so it only listens on this machine "
+            f"(127.0.0.1), not {settings.host}. To serve others, enable accounts: "
+            "RINGSIDE_AUTH_MODE=accounts RINGSIDE_SECRET_KEY=<32+ random characters>"
+        )
     try:
         app = create_app(settings)
-    except ContentError as error:
+    except (ContentError, ConfigError, CorruptDatabaseError) as error:
         fail(str(error))
     except SQLAlchemyError as error:
         fail(f"cannot open the database {settings.database_url}: {error.__class__.__name__}")
     typer.echo(f"Ringside on http://{settings.host}:{settings.port}", err=True)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    # One worker per process: scale out with more processes behind a proxy (docker-compose.yml).
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        # Forwarded headers (the client's address, https) only from a configured proxy.
+        proxy_headers=settings.trust_forwarded,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
+        **uvicorn_options(settings),
+    )
+
+
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @content_cli.command("check")
@@ -96,6 +124,180 @@ def db_upgrade() -> None:
     finally:
         database.dispose()
     typer.echo("database is up to date")
+
+
+@db_cli.command("backup")
+def db_backup(
+    to: Annotated[
+        Path | None, typer.Option(help="Folder for the copy (default RINGSIDE_BACKUP_DIR).")
+    ] = None,
+) -> None:
+    """Copy the SQLite database while it is in use, then check the copy with integrity_check."""
+    from sqlalchemy.engine import make_url
+
+    from app.clock import utc_now
+    from app.datasafety import backup, startup
+
+    settings = load_settings()
+    database = backup.sqlite_path(settings.database_url)
+    if make_url(settings.database_url).get_backend_name() == "postgresql":
+        typer.echo(
+            "ringside: the database is PostgreSQL: back it up with pg_dump, e.g. "
+            "pg_dump --format=custom --file=ringside.dump DBNAME (restore with pg_restore)",
+            err=True,
+        )
+        raise typer.Exit(code=2)
+    if database is None:
+        fail(f"{settings.database_url} is not a database file; there is nothing to back up")
+        return
+    folder = to or startup.backup_dir(settings, database)
+    try:
+        taken = backup.take(database, folder, utc_now())
+    except (backup.BackupError, OSError) as error:
+        fail(str(error))
+        return
+    # The backup folder keeps the newest RINGSIDE_BACKUP_KEEP; a folder given with --to is yours.
+    removed = backup.rotate(folder, settings.backup_keep) if to is None else []
+    pruned = f"; removed {len(removed)} older" if removed else ""
+    typer.echo(f"backup written to {taken.path} ({taken.size:,} bytes), integrity_check ok{pruned}")
+
+
+def open_user_data(settings: Settings) -> Any:
+    """The checked, migrated database for export and import; fails with one line if it cannot."""
+    from app.clock import utc_now
+    from app.datasafety.startup import CorruptDatabaseError, open_database
+
+    try:
+        return open_database(settings, utc_now())
+    except CorruptDatabaseError as error:
+        fail(str(error))
+    except SQLAlchemyError as error:
+        fail(f"cannot open the database {settings.database_url}: {error.__class__.__name__}")
+
+
+@cli.command("export")
+def export_data(
+    user: Annotated[str, typer.Option(help="Whose data.")] = "local",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+    ] = None,
+) -> None:
+    """Write a user's learning data (no passwords or tokens) as one JSON document."""
+    from app.datasafety import document
+    from app.datasafety.export import UnknownUser, export_user, find_user
+
+    settings = load_settings()
+    database = open_user_data(settings)
+    try:
+        with database.write_session() as session:  # the local profile is made on first use
+            user_id = find_user(session, user)
+        with database.read_session() as session:
+            text = document.dumps(export_user(session, user_id))
+    except (UnknownUser, document.DocumentError) as error:
+        fail(str(error))
+    finally:
+        database.dispose()
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    partial = output.with_name(f".{output.name}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(output)  # never a half-written export under the real name
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        fail(f"cannot write {output}: {error.strerror or error}")
+    typer.echo(f"exported {user}'s data to {output}", err=True)
+
+
+@cli.command("import")
+def import_data(
+    file: Annotated[Path, typer.Argument(help="A file written by `ringside export`.")],
+    user: Annotated[str, typer.Option(help="Whose data to merge it into.")] = "local",
+) -> None:
+    """Merge an export into a user's data in one transaction; a bad file changes nothing."""
+    from app.datasafety import document
+    from app.datasafety.export import UnknownUser, find_user
+    from app.datasafety.importing import import_document
+
+    settings = load_settings()
+    try:
+        parsed = document.parse(file.read_bytes())
+    except OSError as error:
+        fail(f"cannot read {file}: {error.strerror or error}")
+        return
+    except document.DocumentError as error:
+        fail(f"{file}: {error}; nothing was imported")
+        return
+    database = open_user_data(settings)
+    try:
+        with database.write_session() as session:
+            summary = import_document(session, find_user(session, user), parsed)
+    except UnknownUser as error:
+        fail(f"{error}; nothing was imported")
+    finally:
+        database.dispose()
+    typer.echo(summary.describe())
+
+
+user_cli = typer.Typer(help="Manage accounts (accounts mode).", no_args_is_help=True)
+cli.add_typer(user_cli, name="user")
+
+
+@user_cli.command("add")
+def user_add(
+    username: str,
+    admin: Annotated[bool, typer.Option(help="Make this user an administrator.")] = False,
+) -> None:
+    """Create an account (asks for its password), whatever the registration setting."""
+    from app.auth import accounts
+    from app.auth.passwords import PasswordRejected
+    from app.clock import utc_now
+    from app.db import Database
+    from app.main import ConfigError, policy_of
+
+    settings = load_settings()
+    password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        rules = policy_of(settings)
+    except ConfigError as error:
+        fail(str(error))
+    database = Database(settings.database_url)
+    try:
+        from app import migrate
+
+        migrate.upgrade(database.engine)
+        open_rules = accounts.Policy("open", rules.idle, rules.absolute, rules.key)
+        with database.write_session() as session:
+            user = accounts.register(session, username, password, utc_now(), policy=open_rules)
+            user.is_admin = admin
+    except (accounts.AccountError, PasswordRejected) as error:
+        fail(str(error))
+    finally:
+        database.dispose()
+    typer.echo(f"created {user.username}")
+
+
+@user_cli.command("invite")
+def user_invite() -> None:
+    """Print a one-use invitation code (for RINGSIDE_REGISTRATION=invite)."""
+    from app import migrate
+    from app.auth import accounts
+    from app.clock import utc_now
+    from app.db import Database
+    from app.main import ConfigError, policy_of
+
+    settings = load_settings()
+    try:
+        rules = policy_of(settings)
+    except ConfigError as error:
+        fail(str(error))
+    database = Database(settings.database_url)
+    migrate.upgrade(database.engine)
+    with database.write_session() as session:
+        code = accounts.create_invite(session, utc_now(), rules)
+    database.dispose()
+    typer.echo(code)
 
 
 def main() -> None:

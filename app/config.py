@@ -22,14 +22,51 @@ class Settings(BaseSettings):
         default=PROJECT_ROOT / "content",
         description="Folder holding topics/NN-slug.md.",
     )
+    backup_dir: Path | None = Field(
+        default=None,
+        description="Where SQLite backups go; default: a backups folder beside the database.",
+    )
+    backup_keep: int = Field(
+        default=12,
+        ge=0,
+        description="Daily automatic backups to keep (taken at start-up); 0 turns them off.",
+    )
     secret_key: SecretStr | None = Field(
         default=None,
-        description="Signs session data; required once accounts are enabled.",
+        description="Keys the stored hashes of session cookies, API tokens and invites. "
+        "Required (32+ random characters) in accounts mode.",
     )
-    auth_mode: Literal["local", "accounts"] = "local"
+    auth_mode: Literal["local", "accounts"] = Field(
+        default="local",
+        description="local: one profile, no sign-in, loopback only; accounts: several users.",
+    )
+    registration: Literal["open", "invite", "closed"] = Field(
+        default="open", description="In accounts mode: who may create an account."
+    )
+    session_idle_minutes: int = Field(
+        default=720, ge=1, description="A session unused this long ends (12 hours)."
+    )
+    session_absolute_hours: int = Field(
+        default=168, ge=1, description="A session ends this long after sign-in (7 days)."
+    )
+    api_docs: bool | None = Field(
+        default=None, description="Serve /docs and /openapi.json; default: on in local mode only."
+    )
+    max_body_bytes: int = Field(
+        default=10 * 1024 * 1024, ge=1024, description="Larger request bodies get 413."
+    )
+    trust_forwarded: bool = Field(
+        default=False,
+        description="Behind a reverse proxy: trust X-Forwarded-Proto/For from forwarded_allow_ips.",
+    )
+    forwarded_allow_ips: str = "127.0.0.1"
     srs_fuzz: bool = Field(
         default=True,
         description="Spread review intervals slightly (FSRS fuzz); tests turn it off.",
     )
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        default="warning",
+        description="JSON log lines on stderr at this level and above; info adds one per request.",
+    )

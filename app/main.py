@@ -2,11 +2,13 @@
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app import PROJECT_ROOT, __version__, migrate
+from app.auth.accounts import Policy
 from app.auth.users import ensure_local_user
 from app.clock import Clock, utc_now
 from app.config import Settings
@@ -14,11 +16,27 @@ from app.content.glossary import load_glossary
 from app.content.loader import load_catalog
 from app.content.render import Renderer
 from app.content.search import SearchIndex
+from app.datasafety import startup
 from app.db import Database
-from app.web import drills, errors, health, labs, mock, review, search, stats, topics
+from app.web import (
+    auth,
+    data,
+    drills,
+    errors,
+    health,
+    labs,
+    mock,
+    observability,
+    review,
+    search,
+    stats,
+    topics,
+)
 from app.web import glossary as glossary_pages
 from app.web import settings as settings_pages
+from app.web.identity import require_signed_in
 from app.web.lab_specs import LABS
+from app.web.security import SecurityMiddleware
 from app.web.templating import build_templates
 
 API_DESCRIPTION = """
@@ -27,16 +45,39 @@ Errors are JSON objects with a `detail` field.
 """
 
 
+class ConfigError(ValueError):
+    """Settings that cannot run safely; the message says which and how to fix it."""
+
+
+def policy_of(settings: Settings) -> Policy:
+    """Account rules from settings; accounts mode needs a real secret key."""
+    key = settings.secret_key.get_secret_value() if settings.secret_key else ""
+    if settings.auth_mode == "accounts" and len(key) < 32:
+        raise ConfigError(
+            "accounts mode needs RINGSIDE_SECRET_KEY: at least 32 random characters, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
+        )
+    return Policy(
+        registration=settings.registration,
+        idle=timedelta(minutes=settings.session_idle_minutes),
+        absolute=timedelta(hours=settings.session_absolute_hours),
+        key=(key or "ringside-local-mode").encode(),
+    )
+
+
 def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> FastAPI:
     """Build the app: load and render the content, migrate the database, mount the routers.
 
-    Raises ContentError when a content file is broken, before anything listens.
+    Raises ContentError when a content file is broken, and CorruptDatabaseError when the
+    SQLite file fails quick_check, before anything listens.
     """
     settings = settings or Settings()
+    auth_policy = policy_of(settings)
     renderer = Renderer()
     catalog = load_catalog(settings.content_dir, renderer)
     lab_titles = {name: spec.title for name, spec in LABS.items()}
     glossary = load_glossary(settings.content_dir, catalog, lab_titles, renderer)
+    startup.prepare(settings, clock())  # refuses a damaged SQLite file; daily backup
     database = Database(settings.database_url)
     migrate.upgrade(database.engine)
     with database.write_session() as session:
@@ -47,12 +88,18 @@ def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> Fast
         yield
         database.dispose()
 
+    docs = settings.api_docs if settings.api_docs is not None else settings.auth_mode == "local"
     app = FastAPI(
         title="Ringside",
         version=__version__,
         description=API_DESCRIPTION,
         lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url=None,
+        openapi_url="/openapi.json" if docs else None,
+        max_body_size=settings.max_body_bytes,
     )
+    app.state.auth_policy = auth_policy
     app.state.settings = settings
     app.state.catalog = catalog
     app.state.glossary = glossary
@@ -64,8 +111,14 @@ def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> Fast
     app.state.templates = build_templates(catalog)
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (health, topics, drills, review, stats, settings_pages, mock, search, labs):
-        app.include_router(module.router)
-    app.include_router(glossary_pages.router)
+    app.include_router(health.router)
+    app.include_router(auth.router)
+    # In accounts mode every feature, content included, is for signed-in members.
+    members = [Depends(require_signed_in)]
+    for module in (topics, drills, review, stats, settings_pages, mock, search, labs, data):
+        app.include_router(module.router, dependencies=members)
+    app.include_router(glossary_pages.router, dependencies=members)
     errors.install(app)
+    app.add_middleware(SecurityMiddleware)
+    observability.install(app, settings)
     return app

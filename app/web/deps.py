@@ -13,6 +13,7 @@ from app.content.catalog import CardView, Catalog, Topic
 from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.db import Database
+from app.web.identity import get_user_id
 
 
 def get_catalog(request: Request) -> Catalog:
@@ -57,19 +58,13 @@ def get_fuzz(request: Request) -> bool:
     return bool(request.app.state.settings.srs_fuzz)
 
 
-def get_user_id(request: Request) -> int:
-    """The signed-in user; in local mode, always the local profile."""
-    user_id: int = request.app.state.local_user_id
-    return user_id
-
-
 CatalogDep = Annotated[Catalog, Depends(get_catalog)]
 SearchDep = Annotated[SearchIndex, Depends(get_search_index)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 SessionDep = Annotated[Session, Depends(get_session)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
 RendererDep = Annotated[Renderer, Depends(get_renderer)]
-UserDep = Annotated[int, Depends(get_user_id)]
+UserDep = Annotated[int, Depends(get_user_id)]  # checks CSRF on writes
 NowDep = Annotated[datetime, Depends(get_now)]
 FuzzDep = Annotated[bool, Depends(get_fuzz)]
 

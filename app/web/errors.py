@@ -4,7 +4,7 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException
 
@@ -55,7 +55,17 @@ async def server_error(request: Request, exc: Exception) -> Response:
     return _page(request, 500, "Something broke", "The error was logged. Please try again.")
 
 
+async def sign_in_required(request: Request, exc: Exception) -> Response:
+    from urllib.parse import quote
+
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
+
+
 def install(app: FastAPI) -> None:
+    from app.web.identity import SignInRequired
+
+    app.add_exception_handler(SignInRequired, sign_in_required)
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(Exception, server_error)

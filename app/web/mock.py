@@ -291,14 +291,6 @@ def save_api(
         raise _fail(error) from None
 
 
-@router.post("/api/mock/{mock_id}/answer", include_in_schema=False)
-def save_beacon(
-    mock_id: int, body: AnswerIn, database: DatabaseDep, user_id: UserDep, now: NowDep
-) -> SavedOut:
-    """The same autosave by POST: navigator.sendBeacon, when the page is hidden or closed."""
-    return save_api(mock_id, body, database, user_id, now)
-
-
 @router.post("/api/mock/{mock_id}/submit", tags=["mock"], responses=NOT_FOUND)
 def submit_api(
     mock_id: int,

@@ -7,6 +7,8 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.auth import accounts
+from app.models import User
 from app.srs import settings as srs_settings
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
 
@@ -66,19 +68,34 @@ def settings_page(
     now: NowDep,
     saved: bool = False,
 ) -> HTMLResponse:
-    context = {
+    context = settings_context(request, session, user_id)
+    context["saved"] = saved
+    return templates.TemplateResponse(request, "settings/show.html", context)
+
+
+def settings_context(request: Request, session: Any, user_id: int) -> dict[str, Any]:
+    """Everything the settings page shows: review settings, the account and its tokens."""
+    params = request.query_params
+    return {
         "values": asdict(srs_settings.load(session, user_id)),
-        "saved": saved,
+        "saved": False,
         "errors": {},
         "zones": zones(),
+        "accounts_mode": request.app.state.settings.auth_mode == "accounts",
+        "account": session.get(User, user_id),
+        "tokens": accounts.tokens_of(session, user_id),
+        "password_changed": params.get("password_changed") == "1",
+        "password_error": params.get("password_error"),
+        "token_error": params.get("token_error"),
+        "new_token": None,
     }
-    return templates.TemplateResponse(request, "settings/show.html", context)
 
 
 @router.post("/settings", response_class=HTMLResponse, include_in_schema=False)
 def settings_form(
     request: Request,
     database: DatabaseDep,
+    session: SessionDep,
     templates: TemplatesDep,
     user_id: UserDep,
     desired_retention: Annotated[str, Form()],
@@ -113,7 +130,8 @@ def settings_form(
             field, _, message = str(error).partition(": ")
             errors[field] = message[0].upper() + message[1:] + "."
     if errors:
-        context = {"values": typed, "saved": False, "errors": errors, "zones": zones()}
+        context = settings_context(request, session, user_id)
+        context.update(values=typed, errors=errors)
         return templates.TemplateResponse(request, "settings/show.html", context, status_code=422)
     with database.write_session() as session:
         srs_settings.save(session, user_id, changes)

@@ -8,6 +8,7 @@ from fastapi.templating import Jinja2Templates
 from app import PROJECT_ROOT, __version__
 from app.content.catalog import Catalog
 from app.drills.engine import format_number, round_significant
+from app.web.identity import csrf_token
 
 KIND_LABELS = {
     "recall": "Recall",
@@ -27,6 +28,7 @@ def build_templates(catalog: Catalog) -> Jinja2Templates:
     env.filters["relative"] = relative
     env.filters["percent"] = lambda value: "—" if value is None else f"{value:.0%}"
     env.globals["new_key"] = lambda: uuid.uuid4().hex
+    env.globals["csrf_token"] = csrf_token
     return templates
 
 

@@ -1,6 +1,9 @@
 // Small enhancements; every page works without them.
 "use strict";
 
+// The page's CSRF token: sent with every request that changes something.
+const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+
 // Derivations reveal one step at a time: opening the box shows the first step and a button.
 function enableStepwise(box) {
   if (box.dataset.enhanced) return;
@@ -100,7 +103,7 @@ async function gradeEmbedded(button) {
   const card = form.action.split("/review/")[1];
   const response = await fetch(`/api/review/${card}`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrf() },
     body: JSON.stringify({
       rating: Number(button.dataset.rating),
       idempotency_key: form.elements.idempotency_key.value,

@@ -2,6 +2,9 @@
 // posts to the card page, which shows the same verdict.
 "use strict";
 
+// The page's CSRF token: sent with every request that changes something.
+const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+
 const started = new Map();
 
 function show(form, text, state) {
@@ -23,7 +26,7 @@ async function check(event) {
   try {
     response = await fetch(`/api/cards/${encodeURIComponent(form.dataset.card)}/attempts`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrf() },
       body: JSON.stringify(body),
     });
   } catch {

@@ -3,13 +3,16 @@
 // deadline; this script only shows it.
 "use strict";
 
+// The page's CSRF token: sent with every request that changes something.
+const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+
 (() => {
   const page = document.querySelector(".mock-page");
   const form = page?.querySelector(".mock-answer");
   const box = form?.querySelector("textarea");
   const mockId = page?.dataset.mock;
   const part = form?.dataset.part;
-  const draftKey = `ringside-mock-${mockId}-${part}-${location.pathname}`;
+  const draftKey = `ringside-mock-${mockId}-q${page?.dataset.position}-${part}`;
   let timer = null;
   let submitting = false;
 
@@ -31,19 +34,25 @@
   async function save(useBeacon = false) {
     if (!box || !counter()) return;
     const body = JSON.stringify({ part, text: box.value });
-    if (useBeacon && navigator.sendBeacon) {
-      navigator.sendBeacon(`/api/mock/${mockId}/answer`, new Blob([body], { type: "application/json" }));
+    const headers = { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrf() };
+    if (useBeacon) {
+      // The page is going away: keepalive lets the request finish after it has gone.
+      fetch(`/api/mock/${mockId}/answer`, { method: "PUT", keepalive: true, headers, body }).catch(() => {});
       return;
     }
     status("Saving…");
     try {
       const response = await fetch(`/api/mock/${mockId}/answer`, {
-        method: "PUT", headers: { "Content-Type": "application/json", Accept: "application/json" }, body,
+        method: "PUT", headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrf() }, body,
       });
       const data = await response.json().catch(() => ({}));
       if (response.ok) {
         status(`Saved at ${new Date().toLocaleTimeString()}`);
         localStorage.removeItem(draftKey);
+      } else if (response.status === 401 || response.status === 403) {
+        // Signed out (the session expired): the text stays in this browser and is saved
+        // when this page is open again after signing in.
+        status("Not saved: you are signed out. Your text is kept here; sign in again in another tab, then reload.");
       } else {
         const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
         status(`Not saved: ${detail || response.status}`);
@@ -76,8 +85,7 @@
         event.preventDefault();
         return;
       }
-      submitting = true;
-      localStorage.removeItem(draftKey);
+      submitting = true;  // the local copy stays until a later save succeeds
     });
   }
 

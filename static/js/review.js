@@ -3,6 +3,9 @@
 // is a plain form and the page still works.
 "use strict";
 
+// The page's CSRF token: sent with every request that changes something.
+const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+
 (() => {
   let shownAt = performance.now();
   let busy = false;
@@ -45,7 +48,7 @@
     try {
       const response = await fetch(`/api/review/${encodeURIComponent(root.dataset.card)}`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrf() },
         body: JSON.stringify({
           rating,
           idempotency_key: root.dataset.key,
@@ -66,7 +69,7 @@
     if (busy) return;
     busy = true;
     try {
-      const response = await fetch("/api/review/undo", { method: "POST", headers: { Accept: "application/json" } });
+      const response = await fetch("/api/review/undo", { method: "POST", headers: { Accept: "application/json", "X-CSRF-Token": csrf() } });
       if (response.status === 404) return;
       if (!response.ok) throw new Error(`undo answered ${response.status}`);
       const body = await response.json();

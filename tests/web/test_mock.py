@@ -271,16 +271,6 @@ def test_rubric_suggestions_match_keywords_loosely() -> None:
     assert rubric.suggested_points(points, "no idea") == []
 
 
-def test_autosave_by_beacon_post(client: TestClient) -> None:
-    mock = new_mock(client)
-    client.post(f"/api/mock/{mock['id']}/start")
-    beacon = client.post(
-        f"/api/mock/{mock['id']}/answer", json={"part": "main", "text": "on close"}
-    )
-    assert beacon.status_code == 200
-    assert client.get(f"/api/mock/{mock['id']}").json()["questions"][0]["answer"] == "on close"
-
-
 def test_report_of_a_running_session_does_not_reveal_questions_not_yet_asked(
     client: TestClient,
 ) -> None:

@@ -1,0 +1,252 @@
+"""Sign-in, registration, sign-out, password change and API tokens (accounts mode)."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
+
+from app.auth import accounts
+from app.auth.passwords import PasswordRejected
+from app.models import User
+from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
+from app.web.identity import cookie_name, identify, policy, set_session_cookie
+
+router = APIRouter()
+Text = Annotated[str, Form(max_length=512)]
+
+
+def safe_next(target: str | None) -> str:
+    """Only ever send someone back to a path on this site."""
+    if target and target.startswith("/") and not target.startswith("//"):
+        return target
+    return "/"
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _accounts_only(request: Request) -> None:
+    if request.app.state.settings.auth_mode != "accounts":
+        raise HTTPException(
+            status_code=404, detail="This server runs in local mode: there is nobody to sign in."
+        )
+
+
+@router.get("/login", response_class=HTMLResponse, include_in_schema=False)
+def login_page(request: Request, templates: TemplatesDep, next: str | None = None) -> HTMLResponse:
+    _accounts_only(request)
+    context = {"next": safe_next(next), "error": None, "username": "", "mode": "login"}
+    return templates.TemplateResponse(request, "auth/login.html", context)
+
+
+@router.post("/login", include_in_schema=False)
+def login(
+    request: Request,
+    templates: TemplatesDep,
+    database: DatabaseDep,
+    now: NowDep,
+    username: Text,
+    password: Text,
+    next: Annotated[str, Form()] = "/",
+) -> Response:
+    _accounts_only(request)
+    cookie = None
+    address = client_address(request)
+    try:
+        with database.write_session() as session:
+            user = accounts.authenticate(session, username, password, address, now)
+            if user is not None:
+                cookie, _row = accounts.start_session(session, user.id, now, policy(request))
+        if cookie is None:  # committed above, so the failure counts towards the limit
+            raise accounts.AccountError("Wrong username or password.")
+    except accounts.TooManyAttempts as error:
+        context = {"next": safe_next(next), "error": str(error), "username": username,
+                   "mode": "login"}  # fmt: skip
+        return templates.TemplateResponse(
+            request, "auth/login.html", context, status_code=429,
+            headers={"Retry-After": str(error.retry_after)},
+        )  # fmt: skip
+    except accounts.AccountError as error:
+        context = {"next": safe_next(next), "error": str(error), "username": username,
+                   "mode": "login"}  # fmt: skip
+        return templates.TemplateResponse(request, "auth/login.html", context, status_code=401)
+    set_session_cookie(request, cookie)
+    return RedirectResponse(safe_next(next), status_code=303)
+
+
+@router.get("/register", response_class=HTMLResponse, include_in_schema=False)
+def register_page(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    _accounts_only(request)
+    context = {"error": None, "username": "", "mode": policy(request).registration}
+    return templates.TemplateResponse(request, "auth/register.html", context)
+
+
+@router.post("/register", include_in_schema=False)
+def register(
+    request: Request,
+    templates: TemplatesDep,
+    database: DatabaseDep,
+    now: NowDep,
+    username: Text,
+    password: Text,
+    invite: Annotated[str, Form(max_length=128)] = "",
+) -> Response:
+    _accounts_only(request)
+    rules = policy(request)
+    try:
+        with database.write_session() as session:
+            user = accounts.register(
+                session, username, password, now, policy=rules, invite_code=invite
+            )
+            cookie, _row = accounts.start_session(session, user.id, now, rules)
+    except (accounts.AccountError, PasswordRejected) as error:
+        message = str(error).partition(": ")[2] or str(error)
+        context = {"error": message[0].upper() + message[1:], "username": username,
+                   "mode": rules.registration}  # fmt: skip
+        return templates.TemplateResponse(request, "auth/register.html", context, status_code=422)
+    set_session_cookie(request, cookie)
+    return RedirectResponse("/", status_code=303)
+
+
+@router.post("/logout", include_in_schema=False)
+def logout(request: Request, database: DatabaseDep, user_id: UserDep) -> Response:
+    """End the session on the server (ASVS 7.4.1), not only in the browser."""
+    cookie = request.cookies.get(cookie_name(request))
+    if cookie:
+        with database.write_session() as session:
+            accounts.end_session(session, cookie, policy(request))
+    set_session_cookie(request, "", clear=True)
+    target = "/login" if request.app.state.settings.auth_mode == "accounts" else "/"
+    return RedirectResponse(target, status_code=303)
+
+
+@router.post("/settings/password", include_in_schema=False)
+def change_password(
+    request: Request,
+    database: DatabaseDep,
+    user_id: UserDep,
+    current_password: Text,
+    new_password: Text,
+) -> Response:
+    _accounts_only(request)
+    identity = identify(request)
+    try:
+        with database.write_session() as session:
+            user = session.get(User, user_id)
+            assert user is not None
+            accounts.change_password(
+                session, user, current_password, new_password,
+                identity.session_id if identity else None,
+            )  # fmt: skip
+    except (accounts.AccountError, PasswordRejected) as error:
+        from urllib.parse import quote
+
+        message = str(error).partition(": ")[2] or str(error)
+        return RedirectResponse(f"/settings?password_error={quote(message)}", status_code=303)
+    return RedirectResponse("/settings?password_changed=1", status_code=303)
+
+
+class TokenIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64)
+
+
+class TokenOut(BaseModel):
+    id: int
+    name: str
+    created_at: str
+    last_used_at: str | None
+
+
+class NewTokenOut(TokenOut):
+    token: str = Field(description="Shown once: store it now.")
+
+
+@router.get("/api/auth/tokens", tags=["accounts"])
+def list_tokens(session: SessionDep, user_id: UserDep) -> list[TokenOut]:
+    """Your API tokens (names and dates; the secrets are never shown again)."""
+    return [
+        TokenOut(
+            id=t.id,
+            name=t.name,
+            created_at=t.created_at.isoformat(),
+            last_used_at=t.last_used_at.isoformat() if t.last_used_at else None,
+        )
+        for t in accounts.tokens_of(session, user_id)
+    ]
+
+
+@router.post("/api/auth/tokens", status_code=201, tags=["accounts"])
+def create_token_api(
+    request: Request, body: TokenIn, database: DatabaseDep, user_id: UserDep, now: NowDep
+) -> NewTokenOut:
+    """A new token for scripts: send it as `Authorization: Bearer <token>`."""
+    try:
+        with database.write_session() as session:
+            secret, row = accounts.create_token(session, user_id, body.name, now, policy(request))
+            out = NewTokenOut(
+                id=row.id, name=row.name, created_at=row.created_at.isoformat(),
+                last_used_at=None, token=secret,
+            )  # fmt: skip
+    except accounts.AccountError as error:
+        detail = [
+            {"loc": ["body", "name"], "msg": str(error).partition(": ")[2], "type": "value_error"}
+        ]
+        raise HTTPException(status_code=422, detail=detail) from None
+    return out
+
+
+@router.delete("/api/auth/tokens/{token_id}", status_code=204, tags=["accounts"])
+def revoke_token_api(token_id: int, database: DatabaseDep, user_id: UserDep) -> Response:
+    with database.write_session() as session:
+        if not accounts.revoke_token(session, user_id, token_id):
+            raise HTTPException(status_code=404, detail=f"No token {token_id} of yours.")
+    return Response(status_code=204)
+
+
+@router.post("/settings/tokens", include_in_schema=False)
+def create_token_form(
+    request: Request,
+    templates: TemplatesDep,
+    database: DatabaseDep,
+    session: SessionDep,
+    user_id: UserDep,
+    now: NowDep,
+    name: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    try:
+        with database.write_session() as writing:
+            secret, _row = accounts.create_token(writing, user_id, name, now, policy(request))
+    except accounts.AccountError as error:
+        from urllib.parse import quote
+
+        return RedirectResponse(
+            f"/settings?token_error={quote(str(error).partition(': ')[2])}", status_code=303
+        )
+    # Shown once, on this response only: never stored in clear, never put in a URL.
+    return settings_page_with(request, templates, session, user_id, new_token=secret)
+
+
+@router.post("/settings/tokens/{token_id}/revoke", include_in_schema=False)
+def revoke_token_form(token_id: int, database: DatabaseDep, user_id: UserDep) -> Response:
+    with database.write_session() as session:
+        accounts.revoke_token(session, user_id, token_id)
+    return RedirectResponse("/settings#tokens", status_code=303)
+
+
+def settings_page_with(
+    request: Request, templates: Any, session: Any, user_id: int, **extra: Any
+) -> HTMLResponse:
+    from app.web.settings import settings_context
+
+    context = settings_context(request, session, user_id)
+    context.update(extra)
+    return templates.TemplateResponse(request, "settings/show.html", context)  # type: ignore[no-any-return]
+
+
+def account_of(session: Any, user_id: int) -> User | None:
+    return session.scalars(select(User).where(User.id == user_id)).one_or_none()  # type: ignore[no-any-return]
