@@ -112,12 +112,14 @@ def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> Fast
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(health.router)
-    app.include_router(auth.router)
+    app.include_router(auth.router, responses=errors.ERROR_RESPONSES)
     # In accounts mode every feature, content included, is for signed-in members.
     members = [Depends(require_signed_in)]
     for module in (topics, drills, review, stats, settings_pages, mock, search, labs, data):
-        app.include_router(module.router, dependencies=members)
-    app.include_router(glossary_pages.router, dependencies=members)
+        app.include_router(module.router, dependencies=members, responses=errors.ERROR_RESPONSES)
+    app.include_router(
+        glossary_pages.router, dependencies=members, responses=errors.ERROR_RESPONSES
+    )
     errors.install(app)
     app.add_middleware(SecurityMiddleware)
     observability.install(app, settings)

@@ -153,7 +153,7 @@ class DrawOut(BaseModel):
 
 
 class AttemptIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     answer: str = Field(description='The typed answer with its unit, e.g. "31.4 GB".')
     seed: int | None = Field(default=None, description="The seed of the draw being answered.")

@@ -2,7 +2,7 @@
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
@@ -14,6 +14,7 @@ from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
 from app.web.identity import cookie_name, identify, policy, set_session_cookie
 
 router = APIRouter()
+TokenId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 Text = Annotated[str, Form(max_length=512)]
 
 
@@ -150,7 +151,7 @@ def change_password(
 
 
 class TokenIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     name: str = Field(min_length=1, max_length=64)
 
@@ -201,7 +202,7 @@ def create_token_api(
 
 
 @router.delete("/api/auth/tokens/{token_id}", status_code=204, tags=["accounts"])
-def revoke_token_api(token_id: int, database: DatabaseDep, user_id: UserDep) -> Response:
+def revoke_token_api(token_id: TokenId, database: DatabaseDep, user_id: UserDep) -> Response:
     with database.write_session() as session:
         if not accounts.revoke_token(session, user_id, token_id):
             raise HTTPException(status_code=404, detail=f"No token {token_id} of yours.")
@@ -232,7 +233,7 @@ def create_token_form(
 
 
 @router.post("/settings/tokens/{token_id}/revoke", include_in_schema=False)
-def revoke_token_form(token_id: int, database: DatabaseDep, user_id: UserDep) -> Response:
+def revoke_token_form(token_id: TokenId, database: DatabaseDep, user_id: UserDep) -> Response:
     with database.write_session() as session:
         accounts.revoke_token(session, user_id, token_id)
     return RedirectResponse("/settings#tokens", status_code=303)

@@ -1,8 +1,11 @@
 """Errors as pages for people and JSON for the API: never a traceback."""
 
 import logging
+from collections.abc import Mapping
+from typing import Any
 
 from fastapi import FastAPI, Request
+from pydantic import BaseModel
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
@@ -11,20 +14,52 @@ from starlette.exceptions import HTTPException
 logger = logging.getLogger("ringside")
 
 
+class ErrorOut(BaseModel):
+    """Every error: a message, or for a bad field the list of what is wrong where."""
+
+    detail: str | list[dict[str, Any]]
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"model": ErrorOut, "description": description}
+
+
+#: Documented on every API route, so clients (and the schema tests) know what can come back.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _error("The request body is not valid JSON or form data"),
+    401: _error("Sign in, or send an API token"),
+    403: _error("Refused: missing CSRF token, or a request from another site"),
+    404: _error("No such thing, or not yours"),
+    409: _error("Not possible in the current state (e.g. time is up)"),
+    413: _error("The request body is too large"),
+    429: _error("Too many failed sign-ins; see Retry-After"),
+}
+
+
 def wants_json(request: Request) -> bool:
     accept = request.headers.get("accept", "")
-    return request.url.path.startswith("/api/") or (
-        "application/json" in accept and "text/html" not in accept
+    path = request.url.path
+    return (
+        path.startswith("/api/")
+        or path in ("/healthz", "/readyz")
+        or ("application/json" in accept and "text/html" not in accept)
     )
 
 
-def _page(request: Request, status: int, title: str, message: str) -> HTMLResponse:
+def _page(
+    request: Request,
+    status: int,
+    title: str,
+    message: str,
+    headers: Mapping[str, str] | None = None,
+) -> HTMLResponse:
     templates: Jinja2Templates = request.app.state.templates
     return templates.TemplateResponse(
         request,
         "errors/error.html",
         {"status": status, "title": title, "message": message},
         status_code=status,
+        headers=headers,
     )
 
 
@@ -35,8 +70,9 @@ async def http_error(request: Request, exc: Exception) -> Response:
             {"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers
         )
     if exc.status_code == 404:
-        return _page(request, 404, "Not found", "There is no page at this address.")
-    return _page(request, exc.status_code, "Something is not right", str(exc.detail))
+        return _page(request, 404, "Not found", "There is no page at this address.", exc.headers)
+    title = "Something is not right"
+    return _page(request, exc.status_code, title, str(exc.detail), exc.headers)
 
 
 async def validation_error(request: Request, exc: Exception) -> Response:

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
@@ -28,11 +28,12 @@ from app.web.deps import (
 )
 
 router = APIRouter()
+MockId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A mock session's number.")]
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such session of yours"}}
 
 
 class MockIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     preset: Literal["infra", "lightning", "custom"] = "custom"
     questions: int | None = Field(default=None, ge=1, le=10)
@@ -43,20 +44,20 @@ class MockIn(BaseModel):
 
 
 class AnswerIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     part: Literal["main", "followup"]
     text: str
 
 
 class SubmitIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     text: str | None = Field(default=None, description="The final text, saved before submitting.")
 
 
 class GradeIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     points: list[int] = Field(description="Indexes of the rubric points the answer made.")
     rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy.")
@@ -212,7 +213,7 @@ def history_api(session: SessionDep, user_id: UserDep, catalog: CatalogDep) -> l
 
 @router.get("/api/mock/{mock_id}", tags=["mock"], responses=NOT_FOUND)
 def get_api(
-    mock_id: int, session: SessionDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
+    mock_id: MockId, session: SessionDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
 ) -> MockOut:
     mock = mocks.load(session, user_id, mock_id)
     if mock is None:
@@ -263,7 +264,7 @@ def _act(
 
 @router.post("/api/mock/{mock_id}/start", tags=["mock"], responses=NOT_FOUND)
 def start_api(
-    mock_id: int, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
+    mock_id: MockId, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
 ) -> MockOut:
     """Start the next question: its deadline is fixed now, on the server."""
     return _act(database, user_id, mock_id, catalog, now, "start")
@@ -271,7 +272,7 @@ def start_api(
 
 @router.put("/api/mock/{mock_id}/answer", tags=["mock"], responses=NOT_FOUND)
 def save_api(
-    mock_id: int, body: AnswerIn, database: DatabaseDep, user_id: UserDep, now: NowDep
+    mock_id: MockId, body: AnswerIn, database: DatabaseDep, user_id: UserDep, now: NowDep
 ) -> SavedOut:
     """Autosave the answer being written.
 
@@ -293,7 +294,7 @@ def save_api(
 
 @router.post("/api/mock/{mock_id}/submit", tags=["mock"], responses=NOT_FOUND)
 def submit_api(
-    mock_id: int,
+    mock_id: MockId,
     body: SubmitIn,
     database: DatabaseDep,
     user_id: UserDep,
@@ -306,7 +307,7 @@ def submit_api(
 
 @router.post("/api/mock/{mock_id}/grade", tags=["mock"], responses=NOT_FOUND)
 def grade_api(
-    mock_id: int,
+    mock_id: MockId,
     body: GradeIn,
     database: DatabaseDep,
     user_id: UserDep,
@@ -320,7 +321,7 @@ def grade_api(
 
 @router.post("/api/mock/{mock_id}/abandon", tags=["mock"], responses=NOT_FOUND)
 def abandon_api(
-    mock_id: int, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
+    mock_id: MockId, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
 ) -> MockOut:
     return _act(database, user_id, mock_id, catalog, now, "abandon")
 
@@ -426,7 +427,7 @@ def history_page(
 @router.get("/mock/{mock_id}", response_class=HTMLResponse, include_in_schema=False)
 def session_page(
     request: Request,
-    mock_id: int,
+    mock_id: MockId,
     templates: TemplatesDep,
     session: SessionDep,
     user_id: UserDep,
@@ -460,7 +461,7 @@ def session_page(
 
 @router.post("/mock/{mock_id}/{action}", include_in_schema=False)
 def act_page(
-    mock_id: int,
+    mock_id: MockId,
     action: Literal["start", "submit", "grade", "abandon"],
     database: DatabaseDep,
     user_id: UserDep,
@@ -493,7 +494,7 @@ def act_page(
 
 @router.get("/mock/{mock_id}/report", response_class=HTMLResponse, include_in_schema=False)
 def report_page(
-    request: Request, mock_id: int, templates: TemplatesDep, session: SessionDep,
+    request: Request, mock_id: MockId, templates: TemplatesDep, session: SessionDep,
     user_id: UserDep, catalog: CatalogDep,
 ) -> HTMLResponse:  # fmt: skip
     mock = mocks.load(session, user_id, mock_id)
@@ -505,7 +506,7 @@ def report_page(
 
 @router.get("/api/mock/{mock_id}/report", tags=["mock"], responses=NOT_FOUND)
 def report_api(
-    mock_id: int, session: SessionDep, user_id: UserDep, catalog: CatalogDep
+    mock_id: MockId, session: SessionDep, user_id: UserDep, catalog: CatalogDep
 ) -> dict[str, Any]:
     """Per question: time used, rubric coverage, rating; the session score; weak spots."""
     mock = mocks.load(session, user_id, mock_id)

@@ -32,7 +32,7 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such card
 
 
 class GradeIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy.")
     idempotency_key: str = Field(
@@ -75,7 +75,10 @@ class UndoOut(BaseModel):
 def check_topics(catalog: Catalog, topics: list[str]) -> set[str] | None:
     unknown = [slug for slug in topics if catalog.topic(slug) is None]
     if unknown:
-        raise HTTPException(status_code=422, detail=f"topic: no topic '{unknown[0]}'")
+        detail = [
+            {"loc": ["query", "topic"], "msg": f"no topic '{unknown[0]}'", "type": "value_error"}
+        ]
+        raise HTTPException(status_code=422, detail=detail)
     return set(topics) or None
 
 

@@ -26,7 +26,7 @@ class ReviewSettingsOut(BaseModel):
 class ReviewSettingsIn(BaseModel):
     """Any subset of the settings; a new desired retention reschedules every card."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     desired_retention: float | None = Field(default=None, ge=0.70, le=0.97)
     new_per_day: int | None = Field(default=None, ge=0, le=500)
