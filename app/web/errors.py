@@ -5,10 +5,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
-from pydantic import BaseModel
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
 logger = logging.getLogger("ringside")

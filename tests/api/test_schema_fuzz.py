@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-
 from schemathesis.specs.openapi import checks
 
 from app.config import Settings
