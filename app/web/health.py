@@ -1,14 +1,26 @@
-"""GET /healthz: is the content loaded and the database reachable?"""
+"""GET /healthz (alive: content loaded, database answering) and GET /readyz (ready to serve)."""
 
+from functools import cache
+from typing import Literal
+
+from alembic.script import ScriptDirectory
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
+from pydantic import BaseModel, Field
+from sqlalchemy import Connection, inspect, text
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.migrate import MIGRATIONS_DIR
 from app.web.api_models import HealthOut
 from app.web.deps import CatalogDep, SessionDep
 
 router = APIRouter()
+
+
+class ReadyOut(BaseModel):
+    status: Literal["ready", "not ready"]
+    database: str = Field(description='"ok", or why the database cannot be used')
+    migrations: str = Field(description='"ok", or how the schema differs from this version\'s')
 
 
 @router.get("/healthz", tags=["operations"], response_model=HealthOut)
@@ -26,3 +38,43 @@ def healthz(catalog: CatalogDep, session: SessionDep) -> JSONResponse:
         database=database,
     )
     return JSONResponse(body.model_dump(), status_code=200 if database == "ok" else 503)
+
+
+@router.get(
+    "/readyz",
+    tags=["operations"],
+    response_model=ReadyOut,
+    responses={503: {"model": ReadyOut, "description": "Not ready: the fields say why"}},
+)
+def readyz(session: SessionDep) -> JSONResponse:
+    """200 when the database answers and its schema is this version's; 503 with what is wrong."""
+    try:
+        migrations = schema_problem(session.connection())
+        database = "ok"
+    except SQLAlchemyError as error:
+        database = f"unreachable ({error.__class__.__name__})"
+        migrations = "unknown"
+    ready = database == "ok" and migrations == "ok"
+    body = ReadyOut(
+        status="ready" if ready else "not ready", database=database, migrations=migrations
+    )
+    return JSONResponse(body.model_dump(), status_code=200 if ready else 503)
+
+
+@cache
+def expected_heads() -> frozenset[str]:
+    """The newest migration(s) this version ships; the files never change while it runs."""
+    return frozenset(ScriptDirectory(str(MIGRATIONS_DIR)).get_heads())
+
+
+def schema_problem(connection: Connection) -> str:
+    """Say "ok" when the database is at this version's migration head, else what differs."""
+    current: frozenset[str] = frozenset()
+    if inspect(connection).has_table("alembic_version"):
+        current = frozenset(connection.scalars(text("SELECT version_num FROM alembic_version")))
+    expected = expected_heads()
+    if current == expected:
+        return "ok"
+    found = ", ".join(sorted(current)) or "no migrations applied"
+    wanted = ", ".join(sorted(expected))
+    return f"database at {found}; this version expects {wanted}: run `ringside db upgrade`"
