@@ -1,0 +1,243 @@
+"""The export document: one JSON file holding a user's learning data, validated on the way in.
+
+It carries progress, never secrets: no password hash, session or API token. Every model
+forbids unknown fields and caps what the tables cap, so a foreign or edited file is refused
+with the path of its first problem before anything is written.
+"""
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
+
+from app.drills.engine import MAX_SEED
+from app.mock.sessions import MAX_ANSWER
+from app.srs import settings as srs_settings
+from app.srs.review import SOURCES
+
+APP = "ringside"
+FORMAT = 1  # bump (and ExportDocument.format) when an older Ringside would misread a file
+INT32 = 2**31 - 1
+
+
+class DocumentError(ValueError):
+    """The file is not a Ringside export this version can read; the message says why."""
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC)
+
+
+def _iso_time(text: str) -> str:
+    """A time kept as text inside a stored JSON state; undo parses it with fromisoformat."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError("not an ISO 8601 time") from None
+    if moment.tzinfo is None:
+        raise ValueError("needs a time zone offset")
+    return text
+
+
+def _source(name: str) -> str:
+    if name not in SOURCES:
+        raise ValueError(f"must be one of {', '.join(SOURCES)}")
+    return name
+
+
+Time = Annotated[AwareDatetime, AfterValidator(_utc)]
+IsoTime = Annotated[str, StringConstraints(max_length=40), AfterValidator(_iso_time)]
+CardId = Annotated[str, StringConstraints(min_length=1, max_length=80)]
+Count = Annotated[int, Field(ge=0, le=INT32)]
+Millis = Annotated[int, Field(ge=0, le=INT32)]
+Rating = Annotated[int, Field(ge=1, le=4)]
+FsrsState = Annotated[int, Field(ge=1, le=3, description="1 learning, 2 review, 3 relearning")]
+Days = Annotated[float, Field(ge=0)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class UserDoc(Strict):
+    """Whose data this was; informational: import never changes the target's name."""
+
+    username: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+    display_name: Annotated[str, StringConstraints(max_length=128)]
+
+
+class ReviewSettingsDoc(Strict):
+    desired_retention: float
+    new_per_day: int
+    max_reviews_per_day: int
+    day_boundary_hour: int
+    timezone: Annotated[str, StringConstraints(max_length=64)]
+
+    @model_validator(mode="after")
+    def _in_range(self) -> "ReviewSettingsDoc":
+        srs_settings.validate(self.model_dump())  # the limits the settings page applies
+        return self
+
+
+class StateSnapshot(Strict):
+    """A card's FSRS state as a review log stores it (before and after the grade)."""
+
+    state: FsrsState
+    step: Count | None
+    stability: Days | None
+    difficulty: float | None
+    due: IsoTime
+    last_review: IsoTime | None
+    reps: Count
+    lapses: Count
+
+
+class CardStateDoc(Strict):
+    card_id: CardId
+    state: FsrsState
+    step: Count | None
+    stability: Days | None
+    difficulty: float | None
+    due: Time
+    last_review: Time | None
+    reps: Count
+    lapses: Count
+
+
+class ReviewLogDoc(Strict):
+    """One grade. Its idempotency key stays behind: it only guards a retried request, and a
+    mock's key names the mock's id, which another database would give to a different mock."""
+
+    card_id: CardId
+    rating: Rating
+    reviewed_at: Time
+    duration_ms: Millis | None
+    source: Annotated[str, AfterValidator(_source)]
+    was_new: bool
+    state_before: StateSnapshot | None
+    state_after: StateSnapshot
+    interval_days: Days
+    prior_interval_days: Days | None
+
+
+class AttemptDoc(Strict):
+    card_id: CardId
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None
+    drawn_values: dict[str, JsonValue]
+    answer: Annotated[str, StringConstraints(max_length=200)]
+    given_value: float
+    expected_value: float
+    unit: Annotated[str, StringConstraints(max_length=16)]
+    correct: bool
+    duration_ms: Millis | None
+    created_at: Time
+
+
+Points = Annotated[list[Annotated[int, Field(ge=0, le=99)]], Field(max_length=100)]
+Text = Annotated[str, StringConstraints(max_length=MAX_ANSWER)]
+
+
+class MockQuestionDoc(Strict):
+    position: Annotated[int, Field(ge=1, le=100)]
+    card_id: CardId
+    followup: Text | None
+    started_at: Time | None
+    deadline: Time | None
+    answer: Text
+    submitted_at: Time | None
+    followup_started_at: Time | None
+    followup_deadline: Time | None
+    followup_answer: Text
+    followup_submitted_at: Time | None
+    saved_at: Time | None
+    suggested_points: Points | None
+    confirmed_points: Points | None
+    rating: Rating | None
+    graded_at: Time | None
+
+
+class MockSessionDoc(Strict):
+    preset: Annotated[str, StringConstraints(min_length=1, max_length=32)]
+    minutes_per_question: Annotated[int, Field(ge=1, le=1440)]
+    followups: bool
+    grade_after_each: bool
+    topics: Annotated[list[Annotated[str, StringConstraints(max_length=80)]], Field(max_length=50)]
+    status: Literal["active", "finished", "abandoned"]
+    created_at: Time
+    finished_at: Time | None
+    questions: Annotated[list[MockQuestionDoc], Field(max_length=100)]
+
+    @model_validator(mode="after")
+    def _positions_unique(self) -> "MockSessionDoc":
+        positions = [q.position for q in self.questions]
+        if len(set(positions)) != len(positions):
+            raise ValueError("two questions share a position")
+        return self
+
+
+class ExportDocument(Strict):
+    """Everything one user has learnt and done in Ringside, in one file."""
+
+    app: Literal["ringside"] = "ringside"
+    format: Literal[1] = 1
+    user: UserDoc
+    review_settings: ReviewSettingsDoc | None
+    card_states: list[CardStateDoc]
+    review_logs: list[ReviewLogDoc]
+    attempts: list[AttemptDoc]
+    mock_sessions: list[MockSessionDoc]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _is_ours(cls, data: Any) -> Any:
+        # Say what the file is before listing forty missing fields.
+        if not isinstance(data, dict) or data.get("app") != APP:
+            raise ValueError('not a Ringside export (it has no "app": "ringside" field)')
+        version = data.get("format")
+        if isinstance(version, int) and version > FORMAT:
+            raise ValueError(
+                f"written by a newer Ringside (format {version}); this one reads format {FORMAT}"
+            )
+        return data
+
+    @model_validator(mode="after")
+    def _cards_unique(self) -> "ExportDocument":
+        cards = [s.card_id for s in self.card_states]
+        if len(set(cards)) != len(cards):
+            raise ValueError("card_states lists a card twice")
+        return self
+
+
+def dumps(document: ExportDocument) -> str:
+    """The document as the text a download or `ringside export` writes."""
+    return document.model_dump_json(indent=2) + "\n"
+
+
+def parse(raw: bytes | str) -> ExportDocument:
+    """Read an export; raises DocumentError with one clear line when it cannot be used."""
+    try:
+        return ExportDocument.model_validate_json(raw)
+    except ValidationError as error:
+        raise DocumentError(describe(error)) from None
+
+
+def describe(error: ValidationError) -> str:
+    """The first problem as `path: message`, and how many more there are."""
+    problems = error.errors(include_url=False)
+    first = problems[0]
+    if first["type"] == "json_invalid":
+        return f"not a JSON file ({first['ctx'].get('error', 'invalid JSON')})"
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
+    message = first["msg"].removeprefix("Value error, ")
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{path}: {message}{more}" if path else f"{message}{more}"

@@ -1,0 +1,81 @@
+"""Before the app opens its database: refuse a damaged file, take the daily backup.
+
+A damaged SQLite file can go on answering some queries and fail others, losing writes in
+between; finding out at start-up, with the way back spelled out, is cheaper than finding out
+in the middle of a review.
+"""
+
+import sqlite3
+from contextlib import closing
+from datetime import datetime
+from pathlib import Path
+
+from app import migrate
+from app.config import Settings
+from app.datasafety import backup
+from app.db import Database
+
+
+class CorruptDatabaseError(Exception):
+    """The database file failed quick_check; the message says where the newest backup is."""
+
+
+def quick_check(database: Path) -> str | None:
+    """The first problem PRAGMA quick_check finds, or None when the file is sound."""
+    try:
+        with closing(sqlite3.connect(database)) as connection:
+            rows = [str(row[0]) for row in connection.execute("PRAGMA quick_check")]
+    except sqlite3.DatabaseError as error:  # "file is not a database", "malformed", …
+        return str(error)
+    if rows == ["ok"]:
+        return None
+    return " ".join(rows[0].split())  # one line, whatever SQLite put in it
+
+
+def backup_dir(settings: Settings, database: Path) -> Path:
+    return settings.backup_dir or backup.default_dir(database)
+
+
+def refusal(database: Path, problem: str, directory: Path) -> str:
+    """The one line a damaged database is refused with: what is wrong and how to restore."""
+    found = backup.list_backups(directory)
+    if not found:
+        return (
+            f"the database {database} is damaged ({problem}) and there is no backup in "
+            f"{directory}; to salvage what is left: "
+            f"sqlite3 {database} .recover | sqlite3 recovered.db"
+        )
+    newest = found[0]
+    return (
+        f"the database {database} is damaged ({problem}); the newest backup is {newest.path} "
+        f"({newest.taken_at:%Y-%m-%d %H:%M} UTC): to restore it, stop Ringside, move "
+        f"{database} and any {database.name}-wal and {database.name}-shm beside it out of the "
+        f"way, and copy the backup to {database}"
+    )
+
+
+def prepare(settings: Settings, now: datetime) -> None:
+    """Check the SQLite file and take the daily backup; PostgreSQL has its own tools.
+
+    Raises CorruptDatabaseError, before anything touches the file, when quick_check fails.
+    """
+    database = backup.sqlite_path(settings.database_url)
+    if database is None or not database.is_file():
+        return  # PostgreSQL, or a first start: nothing to check or keep yet
+    directory = backup_dir(settings, database)
+    problem = quick_check(database)
+    if problem is not None:
+        raise CorruptDatabaseError(refusal(database, problem, directory))
+    backup.take_if_due(database, directory, settings.backup_keep, now)
+
+
+def open_database(settings: Settings, now: datetime) -> Database:
+    """The database for a command that reads or writes user data: checked, backed up, migrated."""
+    prepare(settings, now)
+    database = Database(settings.database_url)
+    try:
+        migrate.upgrade(database.engine)
+    except BaseException:
+        database.dispose()
+        raise
+    return database

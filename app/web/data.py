@@ -1,0 +1,120 @@
+"""Your data over HTTP: the JSON export and import, the Anki deck, the settings-page upload."""
+
+import re
+from typing import Annotated
+
+from fastapi import APIRouter, File, HTTPException, Request, UploadFile
+from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel
+
+from app.datasafety import anki, document
+from app.datasafety.document import DocumentError, ExportDocument
+from app.datasafety.export import export_user
+from app.datasafety.importing import ImportSummary, import_document
+from app.db import Database
+from app.models import User
+from app.web import settings as settings_pages
+from app.web.deps import (
+    CatalogDep,
+    DatabaseDep,
+    NowDep,
+    RendererDep,
+    SessionDep,
+    TemplatesDep,
+    UserDep,
+)
+
+router = APIRouter()
+MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+class ImportOut(BaseModel):
+    added: dict[str, int]
+    kept: dict[str, int]
+    message: str
+
+
+def _attachment(name: str) -> dict[str, str]:
+    return {**NO_STORE, "Content-Disposition": f'attachment; filename="{name}"'}
+
+
+@router.get(
+    "/api/export",
+    tags=["data"],
+    response_model=ExportDocument,
+    responses={200: {"description": "A JSON file to keep, or to import elsewhere."}},
+)
+def export_api(session: SessionDep, user_id: UserDep, now: NowDep) -> Response:
+    """All your learning data as one JSON document (a download): reviews, card states, drill
+    attempts, mock interviews and review settings. No password, session or token is in it."""
+    try:
+        exported = export_user(session, user_id)
+    except DocumentError as error:
+        raise HTTPException(status_code=500, detail=f"Cannot export: {error}.") from None
+    username = re.sub(r"[^A-Za-z0-9_.-]", "_", session.get_one(User, user_id).username)
+    name = f"ringside-{username}-{now:%Y-%m-%d}.json"
+    return Response(
+        document.dumps(exported), media_type="application/json", headers=_attachment(name)
+    )
+
+
+def _run_import(database: Database, user_id: int, exported: ExportDocument) -> ImportSummary:
+    with database.write_session() as session:
+        return import_document(session, user_id, exported)
+
+
+@router.post("/api/import", tags=["data"])
+def import_api(body: ExportDocument, database: DatabaseDep, user_id: UserDep) -> ImportOut:
+    """Merge an export (the document GET /api/export gives) into your data, in one transaction.
+
+    Records already here are kept; importing the same file twice adds nothing. A card
+    reviewed on both sides keeps the state of its latest review. A file that is not a valid
+    export is refused with 422 and nothing is written."""
+    summary = _run_import(database, user_id, body)
+    return ImportOut(added=summary.added, kept=summary.kept, message=summary.describe())
+
+
+@router.get("/export/anki", include_in_schema=False)
+def anki_export(
+    catalog: CatalogDep, renderer: RendererDep, now: NowDep, topic: str = "all"
+) -> Response:
+    """The cards of one topic, or of all, as an Anki deck (.apkg)."""
+    everything = topic == "all"
+    found = catalog.topic(topic)
+    if not everything and found is None:
+        raise HTTPException(status_code=422, detail=f"topic: no topic '{topic}'")
+    topics = catalog.topics if everything or found is None else [found]
+    package = anki.build_package(topics, renderer, now)
+    name = anki.filename(topics, everything)
+    return Response(package, media_type="application/octet-stream", headers=_attachment(name))
+
+
+@router.post("/settings/import", response_class=HTMLResponse, include_in_schema=False)
+def import_form(
+    request: Request,
+    session: SessionDep,
+    database: DatabaseDep,
+    templates: TemplatesDep,
+    user_id: UserDep,
+    now: NowDep,
+    file: Annotated[UploadFile | None, File()] = None,
+) -> HTMLResponse:
+    """The settings page's upload: the page again, with what was imported or why not."""
+    status = 200
+    try:
+        raw = file.file.read(MAX_UPLOAD_BYTES + 1) if file is not None else b""
+        if not raw:
+            raise DocumentError("choose an export file (.json) first")
+        if len(raw) > MAX_UPLOAD_BYTES:
+            status = 413
+            raise DocumentError(f"the file is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
+        summary = _run_import(database, user_id, document.parse(raw))
+        request.state.data_result = {"ok": True, "message": summary.describe()}
+    except DocumentError as error:
+        status = status if status != 200 else 422
+        message = f"That file cannot be imported: {error}. Nothing was changed."
+        request.state.data_result = {"ok": False, "message": message}
+    page = settings_pages.settings_page(request, session, templates, user_id, now)
+    page.status_code = status
+    return page

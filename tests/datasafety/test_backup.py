@@ -1,0 +1,135 @@
+"""Backups: online copies that pass integrity_check, restore, and a daily rotation."""
+
+import shutil
+import sqlite3
+import threading
+from contextlib import closing
+from datetime import timedelta
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.datasafety import backup
+from app.main import create_app
+from tests.conftest import FIXTURE_CONTENT, FakeClock
+from tests.datasafety.helpers import START, export_text, populate
+
+
+def settings_for(tmp_path: Path, **overrides: object) -> Settings:
+    return Settings(
+        database_url=f"sqlite:///{tmp_path}/ringside.db",
+        content_dir=FIXTURE_CONTENT,
+        srs_fuzz=False,
+        **overrides,  # type: ignore[arg-type]
+    )
+
+
+def used_database(tmp_path: Path, clock: FakeClock) -> str:
+    """A database file with a week of use in it; returns that use as an export."""
+    with TestClient(create_app(settings_for(tmp_path), clock=clock)) as client:
+        populate(client, clock)
+        return export_text(client)
+
+
+def count(path: Path, table: str) -> int:
+    with closing(sqlite3.connect(path)) as connection:
+        return int(connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def test_a_backup_is_a_checked_self_contained_copy(tmp_path: Path) -> None:
+    used_database(tmp_path, FakeClock(START))
+    database, folder = tmp_path / "ringside.db", tmp_path / "copies"
+    taken = backup.take(database, folder, START)
+    assert taken.path == folder / "ringside-20260401-090000.db"
+    assert backup.integrity_problems(taken.path) == []
+    assert count(taken.path, "review_logs") == count(database, "review_logs") == 5
+    assert count(taken.path, "mock_questions") == 2
+    with closing(sqlite3.connect(taken.path)) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    assert [p.name for p in folder.iterdir()] == [taken.path.name]  # no partial file, no -wal
+
+
+def test_a_backup_under_write_load_is_consistent(tmp_path: Path) -> None:
+    database = tmp_path / "busy.db"
+    with closing(sqlite3.connect(database)) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE events (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+    writing, stop = threading.Event(), threading.Event()
+
+    def write() -> None:
+        with closing(sqlite3.connect(database, timeout=5)) as writer:
+            while not stop.is_set():
+                with writer:  # one committed transaction per row
+                    writer.execute("INSERT INTO events (body) VALUES (?)", ("x" * 500,))
+                writing.set()
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    try:
+        assert writing.wait(timeout=10)
+        copies = [
+            backup.take(database, tmp_path / "copies", START + timedelta(seconds=i))
+            for i in range(3)
+        ]
+    finally:
+        stop.set()
+        thread.join()
+    counts = [count(c.path, "events") for c in copies]
+    assert all(backup.integrity_problems(c.path) == [] for c in copies)
+    assert 0 < counts[0] <= counts[1] <= counts[2] <= count(database, "events")
+
+
+def test_restoring_a_backup_brings_the_data_back(tmp_path: Path) -> None:
+    clock = FakeClock(START)
+    exported = used_database(tmp_path, clock)
+    database = tmp_path / "ringside.db"
+    taken = backup.take(database, tmp_path / "copies", clock.now)
+    database.unlink()
+    shutil.copy(taken.path, database)
+    with TestClient(create_app(settings_for(tmp_path), clock=clock)) as client:
+        assert export_text(client) == exported
+
+
+def test_start_up_takes_one_backup_a_day(tmp_path: Path) -> None:
+    clock = FakeClock(START)
+    used_database(tmp_path, clock)  # the first start found no file: nothing to back up yet
+    folder = tmp_path / "backups"
+    assert backup.list_backups(folder) == []
+    for hours in (0, 5):
+        clock.now = START + timedelta(hours=hours)
+        create_app(settings_for(tmp_path), clock=clock).state.database.dispose()
+    assert [b.taken_at for b in backup.list_backups(folder)] == [START]
+    clock.now = START + timedelta(days=1)
+    create_app(settings_for(tmp_path), clock=clock).state.database.dispose()
+    assert [b.taken_at for b in backup.list_backups(folder)] == [clock.now, START]
+
+
+def test_rotation_keeps_the_newest(tmp_path: Path) -> None:
+    used_database(tmp_path, FakeClock(START))
+    database, folder = tmp_path / "ringside.db", tmp_path / "backups"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a backup: never rotated away")
+    days = [START + timedelta(days=d, minutes=d) for d in range(6)]
+    for day in days:
+        backup.take_if_due(database, folder, 3, day)
+        backup.take_if_due(database, folder, 3, day + timedelta(hours=1))  # not due again
+    assert [b.taken_at for b in backup.list_backups(folder)] == days[:-4:-1]
+    assert (folder / "notes.txt").exists()
+
+
+def test_keep_zero_turns_automatic_backups_off(tmp_path: Path) -> None:
+    clock = FakeClock(START)
+    used_database(tmp_path, clock)
+    create_app(settings_for(tmp_path, backup_keep=0), clock=clock).state.database.dispose()
+    assert backup.list_backups(tmp_path / "backups") == []
+
+
+def test_a_backup_that_cannot_be_written_does_not_stop_the_app(tmp_path: Path) -> None:
+    clock = FakeClock(START)
+    used_database(tmp_path, clock)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("a file where the backup folder should be")
+    app = create_app(settings_for(tmp_path, backup_dir=blocked), clock=clock)
+    with TestClient(app) as client:
+        assert client.get("/api/review/queue").status_code == 200
