@@ -4,7 +4,11 @@
 "use strict";
 
 // The page's CSRF token: sent with every request that changes something.
-const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+// A function declaration, not a const: each script declares it, and classic scripts share
+// one global scope, where a second const of the same name would stop the script.
+function csrf() {
+  return document.querySelector('meta[name="csrf-token"]')?.content || "";
+}
 
 (() => {
   let shownAt = performance.now();
