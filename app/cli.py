@@ -1,4 +1,4 @@
-"""The `ringside` command: serve, content check, db upgrade|backup, export, import."""
+"""The `ringside` command: serve, content check, db upgrade|backup, export, import, bench."""
 
 from pathlib import Path
 from typing import Annotated, Any
@@ -298,6 +298,29 @@ def user_invite() -> None:
         code = accounts.create_invite(session, utc_now(), rules)
     database.dispose()
     typer.echo(code)
+
+
+@cli.command()
+def bench(
+    duration: Annotated[float, typer.Option(min=1, help="Seconds per load run.")] = 10,
+    connections: Annotated[int, typer.Option(min=2, help="Concurrent connections.")] = 64,
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="Also write the figures to this file.")
+    ] = None,
+) -> None:
+    """Load-test over loopback: pages, review, queue and labs against hello; memory; start-up."""
+    import subprocess
+    import sys
+
+    from app import PROJECT_ROOT
+
+    suite = PROJECT_ROOT / "bench" / "suite.py"
+    if not suite.is_file():
+        fail("the benchmark needs a source checkout (bench/ beside app/); this install has none")
+    command = [sys.executable, str(suite), f"--duration={duration}", f"--connections={connections}"]
+    if json_file is not None:
+        command.append(f"--json={json_file}")
+    raise typer.Exit(subprocess.call(command))
 
 
 def main() -> None:
