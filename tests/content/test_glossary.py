@@ -9,9 +9,10 @@ import pytest
 from app.content.glossary import Glossary, load_glossary, slug_of
 from app.content.loader import ContentError, load_catalog
 from app.web.lab_specs import LABS
-from tests.conftest import FIXTURE_CONTENT
+from tests.conftest import FIXTURE_CONTENT, REAL_CONTENT
 
 LAB_TITLES = {name: spec.title for name, spec in LABS.items()}
+REAL_CATALOG = load_catalog(REAL_CONTENT)
 FIXTURE_CATALOG = load_catalog(FIXTURE_CONTENT)
 
 GOOD = """\
@@ -45,6 +46,61 @@ def problem(tmp_path: Path, text: str) -> str:
     message = str(caught.value)
     assert "\n" not in message and "glossary.yml:" in message
     return message
+
+
+def test_the_shipped_glossary_loads_with_40_to_80_terms() -> None:
+    glossary = load_glossary(REAL_CONTENT, REAL_CATALOG, LAB_TITLES)
+    assert 40 <= len(glossary.terms) <= 80
+    names = [t.term.casefold() for t in glossary.terms]
+    assert names == sorted(names), "alphabetical"
+    for term in glossary.terms:
+        assert term.links, term.term
+        assert term.definition_html.strip(), term.term
+
+
+@pytest.mark.parametrize(
+    "term",
+    [
+        "algbw",
+        "busbw",
+        "bubble fraction",
+        "capacity factor",
+        "context parallelism",
+        "ZeRO-1",
+        "ZeRO-2",
+        "ZeRO-3",
+        "FSDP",
+        "MFU",
+        "MTBF",
+        "GPUDirect RDMA",
+        "NVLS",
+        "SHARP",
+        "flight recorder",
+        "straggler",
+        "goodput",
+    ],
+)
+def test_the_shipped_glossary_covers_the_core_terms(term: str) -> None:
+    glossary = load_glossary(REAL_CONTENT, REAL_CATALOG, LAB_TITLES)
+    names = {t.term.casefold() for t in glossary.terms}
+    assert any(name == term.casefold() or name.startswith(term.casefold() + " ") for name in names)
+
+
+def test_every_shipped_link_names_a_real_place() -> None:
+    glossary = load_glossary(REAL_CONTENT, REAL_CATALOG, LAB_TITLES)
+    topics = {t.slug: {h.anchor for h in t.headings} for t in REAL_CATALOG.topics}
+    for term in glossary.terms:
+        for link in term.links:
+            kind, _, rest = link.href.removeprefix("/").partition("/")
+            if kind == "topics":
+                slug, _, anchor = rest.partition("#")
+                assert slug in topics, link.href
+                assert not anchor or anchor in topics[slug], link.href
+                assert link.label == REAL_CATALOG.topic(slug).title  # type: ignore[union-attr]
+            elif kind == "cards":
+                assert REAL_CATALOG.card(rest) is not None, link.href
+            else:
+                assert kind == "labs" and rest in LABS, link.href
 
 
 def test_entries_are_sorted_grouped_and_linked(tmp_path: Path) -> None:

@@ -1,11 +1,12 @@
 """The glossary page and its JSON: alphabetical, rendered, every link leading somewhere real."""
 
+import re
 import shutil
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from tests.conftest import FIXTURE_CONTENT, ClientFactory
+from tests.conftest import FIXTURE_CONTENT, REAL_CONTENT, ClientFactory
 
 GLOSSARY = """\
 - term: busbw
@@ -67,3 +68,23 @@ def test_without_a_glossary_file_the_page_says_so(client: TestClient) -> None:
 
 def test_every_page_links_to_the_glossary(client: TestClient) -> None:
     assert '<a href="/glossary">Glossary</a>' in client.get("/").text
+
+
+def test_the_shipped_glossary_page_and_every_link_it_shows(make_client: ClientFactory) -> None:
+    client = make_client(REAL_CONTENT)
+    page = client.get("/glossary")
+    assert page.status_code == 200
+    terms = re.findall(r'<dt id="([^"]+)"><strong>([^<]+)</strong>', page.text)
+    assert len(terms) >= 40
+    names = [name.casefold() for _, name in terms]
+    assert names == sorted(names)
+    hrefs = set(re.findall(r'<a href="(/(?:topics|cards|labs)/[^"]+)"', page.text))
+    pages: dict[str, str] = {}
+    for href in sorted(hrefs):
+        path, _, anchor = href.partition("#")
+        if path not in pages:
+            response = client.get(path)
+            assert response.status_code == 200, href
+            pages[path] = response.text
+        if anchor:
+            assert f'id="{anchor}"' in pages[path], href
