@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,10 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def live_server(tmp_path: Path) -> Iterator[str]:
-    """A real server on the fixture content, with a fresh database."""
-    settings = Settings(database_url=f"sqlite:///{tmp_path}/b.db", content_dir=FIXTURE_CONTENT)
+@contextmanager
+def serve(database: Path) -> Iterator[str]:
+    """Run the app on the fixture content and the given database file; yield its base URL."""
+    settings = Settings(database_url=f"sqlite:///{database}", content_dir=FIXTURE_CONTENT)
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(settings), host="127.0.0.1", port=_free_port(), log_level="warning"
@@ -45,9 +46,25 @@ def live_server(tmp_path: Path) -> Iterator[str]:
     while not server.started:
         assert time.monotonic() < deadline, "server did not start"
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{server.config.port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{server.config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[str]:
+    """A real server on the fixture content, with a fresh database: for flows that write."""
+    with serve(tmp_path / "b.db") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One real server for a whole module, for pages whose tests only read."""
+    with serve(tmp_path_factory.mktemp("browser") / "b.db") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -66,6 +83,30 @@ def browser() -> Iterator[Any]:
         )
         yield launched
         launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh page (own cookies and storage) at desktop width, under the app's real CSP.
+
+    The test fails on a script error or on anything the Content-Security-Policy blocked
+    (an inline script or style attribute), since users would lose that silently.
+    """
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on(
+        "console",
+        lambda message: (
+            errors.append(message.text)
+            if message.type == "error" and "Content Security Policy" in message.text
+            else None
+        ),
+    )
+    yield opened
+    context.close()
+    assert errors == [], f"errors on the page: {errors}"
 
 
 def screenshot(page: Any, name: str) -> None:
