@@ -1,13 +1,16 @@
 """The `ringside` command: serve, content check, db upgrade|backup, export, import, bench."""
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.config import Settings
+
+if TYPE_CHECKING:
+    from app.db import Database
 
 cli = typer.Typer(
     help="Ringside: prepare for distributed-training interviews.",
@@ -162,7 +165,7 @@ def db_backup(
     typer.echo(f"backup written to {taken.path} ({taken.size:,} bytes), integrity_check ok{pruned}")
 
 
-def open_user_data(settings: Settings) -> Any:
+def open_user_data(settings: Settings) -> "Database":
     """The checked, migrated database for export and import; fails with one line if it cannot."""
     from app.clock import utc_now
     from app.datasafety.startup import CorruptDatabaseError, open_database
@@ -171,8 +174,10 @@ def open_user_data(settings: Settings) -> Any:
         return open_database(settings, utc_now())
     except CorruptDatabaseError as error:
         fail(str(error))
+        raise  # unreachable: fail() exits
     except SQLAlchemyError as error:
         fail(f"cannot open the database {settings.database_url}: {error.__class__.__name__}")
+        raise  # unreachable: fail() exits
 
 
 @cli.command("export")

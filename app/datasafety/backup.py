@@ -104,7 +104,9 @@ def take(database: Path, directory: Path, now: datetime) -> Backup:
 
 
 def rotate(directory: Path, keep: int) -> list[Path]:
-    """Delete all but the newest `keep` backups; returns what was deleted."""
+    """Delete all but the newest `keep` backups (0 keeps them all); returns what was deleted."""
+    if keep <= 0:
+        return []
     old = [b.path for b in list_backups(directory)[keep:]]
     for path in old:
         path.unlink(missing_ok=True)  # another process may have rotated it already

@@ -12,11 +12,14 @@ from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     JsonValue,
+    Strict,
     StringConstraints,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -34,8 +37,17 @@ class DocumentError(ValueError):
     """The file is not a Ringside export this version can read; the message says why."""
 
 
+def _time_text(value: Any) -> Any:
+    if not isinstance(value, str | datetime):  # lax parsing would take 1700000000 for a time
+        raise ValueError("must be an ISO 8601 date-time string")
+    return value
+
+
 def _utc(moment: datetime) -> datetime:
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("out of range once in UTC") from None
 
 
 def _iso_time(text: str) -> str:
@@ -55,7 +67,7 @@ def _source(name: str) -> str:
     return name
 
 
-Time = Annotated[AwareDatetime, AfterValidator(_utc)]
+Time = Annotated[AwareDatetime, Strict(False), BeforeValidator(_time_text), AfterValidator(_utc)]
 IsoTime = Annotated[str, StringConstraints(max_length=40), AfterValidator(_iso_time)]
 CardId = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 Count = Annotated[int, Field(ge=0, le=INT32)]
@@ -65,18 +77,38 @@ FsrsState = Annotated[int, Field(ge=1, le=3, description="1 learning, 2 review, 
 Days = Annotated[float, Field(ge=0)]
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+class Record(BaseModel):
+    # Strict: the types the schema promises and no coercion ("5" is not 5), for files and the
+    # API alike; times are the exception, as JSON has only strings for them.
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    @field_validator("*")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        # PostgreSQL text cannot hold U+0000: refuse it here rather than fail mid-import.
+        if _has_nul(value):
+            raise ValueError("contains a NUL character")
+        return value
 
 
-class UserDoc(Strict):
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    return False
+
+
+class UserDoc(Record):
     """Whose data this was; informational: import never changes the target's name."""
 
     username: Annotated[str, StringConstraints(min_length=1, max_length=64)]
     display_name: Annotated[str, StringConstraints(max_length=128)]
 
 
-class ReviewSettingsDoc(Strict):
+class ReviewSettingsDoc(Record):
     desired_retention: float
     new_per_day: int
     max_reviews_per_day: int
@@ -89,7 +121,7 @@ class ReviewSettingsDoc(Strict):
         return self
 
 
-class StateSnapshot(Strict):
+class StateSnapshot(Record):
     """A card's FSRS state as a review log stores it (before and after the grade)."""
 
     state: FsrsState
@@ -102,7 +134,7 @@ class StateSnapshot(Strict):
     lapses: Count
 
 
-class CardStateDoc(Strict):
+class CardStateDoc(Record):
     card_id: CardId
     state: FsrsState
     step: Count | None
@@ -114,7 +146,7 @@ class CardStateDoc(Strict):
     lapses: Count
 
 
-class ReviewLogDoc(Strict):
+class ReviewLogDoc(Record):
     """One grade. Its idempotency key stays behind: it only guards a retried request, and a
     mock's key names the mock's id, which another database would give to a different mock."""
 
@@ -130,7 +162,7 @@ class ReviewLogDoc(Strict):
     prior_interval_days: Days | None
 
 
-class AttemptDoc(Strict):
+class AttemptDoc(Record):
     card_id: CardId
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None
     drawn_values: dict[str, JsonValue]
@@ -147,7 +179,7 @@ Points = Annotated[list[Annotated[int, Field(ge=0, le=99)]], Field(max_length=10
 Text = Annotated[str, StringConstraints(max_length=MAX_ANSWER)]
 
 
-class MockQuestionDoc(Strict):
+class MockQuestionDoc(Record):
     position: Annotated[int, Field(ge=1, le=100)]
     card_id: CardId
     followup: Text | None
@@ -166,7 +198,7 @@ class MockQuestionDoc(Strict):
     graded_at: Time | None
 
 
-class MockSessionDoc(Strict):
+class MockSessionDoc(Record):
     preset: Annotated[str, StringConstraints(min_length=1, max_length=32)]
     minutes_per_question: Annotated[int, Field(ge=1, le=1440)]
     followups: bool
@@ -185,7 +217,7 @@ class MockSessionDoc(Strict):
         return self
 
 
-class ExportDocument(Strict):
+class ExportDocument(Record):
     """Everything one user has learnt and done in Ringside, in one file."""
 
     app: Literal["ringside"] = "ringside"

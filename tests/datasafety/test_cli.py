@@ -110,3 +110,19 @@ def test_db_backup_without_a_database_says_so(tmp_path: Path) -> None:
     result = ringside("db", "backup", env=env_for(tmp_path / "none.db"))
     assert result.returncode == 1
     assert result.stderr == f"ringside: there is no database at {tmp_path / 'none.db'}\n"
+
+
+def test_db_backup_rotates_the_backup_folder_only(tmp_path: Path) -> None:
+    database = tmp_path / "one.db"
+    used(database)
+    folder = tmp_path / "backups"
+    for day in (1, 2, 3):
+        backup.take(database, folder, START.replace(day=day))
+    keep_all = ringside("db", "backup", env={**env_for(database), "RINGSIDE_BACKUP_KEEP": "0"})
+    assert keep_all.returncode == 0 and "removed" not in keep_all.stdout
+    assert len(backup.list_backups(folder)) == 4
+    result = ringside("db", "backup", env={**env_for(database), "RINGSIDE_BACKUP_KEEP": "2"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("integrity_check ok; removed 2 older")
+    kept = backup.list_backups(folder)
+    assert [b.taken_at for b in kept][1:] == [START.replace(day=3)]  # and today's, first

@@ -204,3 +204,26 @@ def test_the_upload_form_works_from_a_browser_session(client: TestClient, clock:
     )
     assert response.status_code == 200, response.text
     assert "Nothing new to import" in response.text
+
+
+def test_values_the_schema_does_not_allow_are_refused(client: TestClient, clock: FakeClock) -> None:
+    populate(client, clock)
+    good = export_json(client)
+    cases = [
+        (("review_logs", 0, "reviewed_at"), 1775034000, "must be an ISO 8601 date-time"),
+        (("review_logs", 0, "rating"), "3", "valid integer"),
+        (("attempts", 0, "answer"), "3\x00GB", "contains a NUL character"),
+        (("card_states", 0, "due"), "9999-12-31T23:00:00-05:00", "out of range once in UTC"),
+        (("review_settings", "timezone"), "Mars/Olympus", "unknown time zone"),
+        (("card_states", 1, "card_id"), "alpha-ring-bytes", "lists a card twice"),
+    ]
+    for path, value, message in cases:
+        document = json.loads(json.dumps(good))
+        target = document
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+        response = client.post("/api/import", json=document)
+        assert response.status_code == 422, path
+        assert message in response.json()["detail"][0]["msg"], path
+    assert export_json(client) == good
