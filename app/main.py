@@ -13,7 +13,7 @@ from app.auth.users import ensure_local_user
 from app.clock import Clock, utc_now
 from app.config import Settings
 from app.content.glossary import load_glossary
-from app.content.loader import load_catalog
+from app.content.loader import STARTUP_TRIAL_DRAWS, load_catalog
 from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.datasafety import startup
@@ -74,7 +74,7 @@ def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> Fast
     settings = settings or Settings()
     auth_policy = policy_of(settings)
     renderer = Renderer()
-    catalog = load_catalog(settings.content_dir, renderer)
+    catalog = load_catalog(settings.content_dir, renderer, STARTUP_TRIAL_DRAWS)
     lab_titles = {name: spec.title for name, spec in LABS.items()}
     glossary = load_glossary(settings.content_dir, catalog, lab_titles, renderer)
     startup.prepare(settings, clock())  # refuses a damaged SQLite file; daily backup

@@ -90,6 +90,12 @@ def run_wrk(
     return parse_wrk(output)
 
 
+def cpu_s(pid: int) -> float:
+    """CPU time (user + system) a process has used, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mb(pid: int) -> float:
     """Resident memory of a process, from /proc (Linux)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -135,6 +141,8 @@ class BenchServer:
         self.process = subprocess.Popen(command, env=env)
         try:
             self.startup_s = self._wait_ready()
+            # On a shared machine the wall time includes waiting for a core; CPU time does not.
+            self.startup_cpu_s = cpu_s(self.process.pid)
         except BaseException:
             self.stop()
             raise

@@ -32,6 +32,10 @@ from app.content.schema import CARD_KINDS, CARD_MODELS, Card, FrontMatter, Numer
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 DRILL_TRIAL_DRAWS = 12
+# Start-up draws each drill fewer times: a template that cannot be filled fails on any draw, and
+# `ringside content check` (run before content ships) still draws twelve. Saves a fifth of
+# start-up with a large content set (bench/suite.py).
+STARTUP_TRIAL_DRAWS = 3
 _PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}")  # a drill's {{ name }}: numbers differ per draw
 FILE_NAME = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 
@@ -51,14 +55,16 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def load_catalog(content_dir: Path, renderer: Renderer | None = None) -> Catalog:
+def load_catalog(
+    content_dir: Path, renderer: Renderer | None = None, trial_draws: int = DRILL_TRIAL_DRAWS
+) -> Catalog:
     """Every topic under content_dir/topics, validated and rendered."""
     renderer = renderer or Renderer()
     topics_dir = content_dir / "topics"
     files = sorted(topics_dir.glob("*.md")) if topics_dir.is_dir() else []
     if not files:
         raise ContentError(topics_dir, 0, "no topic files (NN-slug.md) found")
-    topics = [load_topic(path, renderer) for path in files]
+    topics = [load_topic(path, renderer, trial_draws) for path in files]
     _check_across(topics)
     return Catalog(topics)
 
@@ -84,7 +90,7 @@ def _check_across(topics: list[Topic]) -> None:
                 raise ContentError(topic.path, 1, f"related: no topic with slug '{slug}'")
 
 
-def load_topic(path: Path, renderer: Renderer) -> Topic:
+def load_topic(path: Path, renderer: Renderer, trial_draws: int = DRILL_TRIAL_DRAWS) -> Topic:
     try:
         text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
@@ -95,7 +101,7 @@ def load_topic(path: Path, renderer: Renderer) -> Topic:
         raise ContentError(path, problem.line + 1, problem.message) from None
 
     meta = _front_matter(path, tokens)
-    cards = _cards(path, tokens, meta, renderer)
+    cards = _cards(path, tokens, meta, renderer, trial_draws)
     html = renderer.render(tokens)
     return Topic(
         meta=meta,
@@ -123,7 +129,7 @@ def _front_matter(path: Path, tokens: list[Token]) -> FrontMatter:
 
 
 def _cards(
-    path: Path, tokens: list[Token], meta: FrontMatter, renderer: Renderer
+    path: Path, tokens: list[Token], meta: FrontMatter, renderer: Renderer, trial_draws: int
 ) -> list[CardView]:
     views = []
     keys = {r.key: r for r in meta.references}
@@ -142,18 +148,21 @@ def _cards(
         card_id = data.get("id", "?")
         card = _validate(path, CARD_MODELS[kind], data, node, first_line, f"card '{card_id}'")
         if isinstance(card, NumericCard) and card.drill is not None:
-            _try_drill(path, card, first_line + yamlsrc.line_of(node, ["drill"]), renderer)
+            line = first_line + yamlsrc.line_of(node, ["drill"])
+            _try_drill(path, card, line, renderer, trial_draws)
         token.meta["card_id"] = card.id
         views.append(_card_view(path, card, node, first_line, meta, keys, renderer))
     return views
 
 
-def _try_drill(path: Path, card: NumericCard, line: int, renderer: Renderer) -> None:
+def _try_drill(
+    path: Path, card: NumericCard, line: int, renderer: Renderer, trial_draws: int
+) -> None:
     """Draw a few times now, so a drill that cannot be drawn or filled fails the check."""
     from app.drills.engine import DrillError, draw  # drills build on content: import late
 
     try:
-        for seed in range(DRILL_TRIAL_DRAWS):
+        for seed in range(trial_draws):
             drawn = draw(card, seed)
             renderer.parse(drawn.question)
             renderer.parse(drawn.solution)
@@ -173,12 +182,21 @@ def _card_view(
     keys: dict[str, Any],
     renderer: Renderer,
 ) -> CardView:
+    parsed: dict[str, list[Token]] = {}  # each field parsed once, for its HTML and its words
+
     def html(text: str, *where: str | int, inline: bool = False) -> str:
         try:
-            return renderer.render_inline(text) if inline else renderer.render_text(text)
+            if inline:
+                return renderer.render_inline(text)
+            parsed[text] = renderer.parse(text)
+            return renderer.render(parsed[text])
         except RenderProblem as problem:
             line = first_line + yamlsrc.line_of(node, list(where))
             raise ContentError(path, line, f"card '{card.id}': {problem.message}") from None
+
+    def words(text: str) -> str:
+        tokens = parsed.get(text)
+        return renderer.plain(text) if tokens is None else plain_text(tokens)
 
     steps = getattr(card, "steps", [])
     texts = [card.question, card.answer or "", *steps, *(p.point for p in card.rubric)]
@@ -198,8 +216,8 @@ def _card_view(
         followups_html=tuple(html(f, "followups", i) for i, f in enumerate(card.followups)),
         mistakes_html=tuple(html(m, "mistakes", i) for i, m in enumerate(card.mistakes)),
         sources=tuple(_source(s, keys, meta.slug, renderer) for s in card.sources),
-        question_text=renderer.plain(_PLACEHOLDER.sub("…", card.question)),
-        plain_text=" ".join(renderer.plain(t) for t in texts if t),
+        question_text=words(_PLACEHOLDER.sub("…", card.question)),
+        plain_text=" ".join(words(t) for t in texts if t),
     )
 
 
