@@ -280,6 +280,12 @@ def test_users_cannot_see_each_others_data(accounts: ClientFactory) -> None:
     # Undo only ever touches one's own grades.
     assert grace.post("/api/review/undo", headers=grace_headers).status_code == 404
     assert ada.get("/api/stats").json()["total_reviews"] == 1
+    # An export is of one's own data only.
+    theirs = grace.get("/api/export").json()
+    assert theirs["review_logs"] == [] and theirs["mock_sessions"] == []
+    assert theirs["attempts"] == [] and theirs["user"]["username"] == "grace"
+    mine = ada.get("/api/export").json()
+    assert len(mine["review_logs"]) == 1 and len(mine["mock_sessions"]) == 1
 
 
 def test_registration_by_invite_and_closed(accounts: ClientFactory) -> None:
