@@ -46,8 +46,26 @@ def test_kill_9_loses_no_acknowledged_review(tmp_path: Path) -> None:
             time.sleep(0.1)
 
     acknowledged: list[str] = []
+    saved_versions: list[int] = []
     lock = threading.Lock()
     stop = threading.Event()
+    mock = httpx.post(f"{base}/api/mock", json={"preset": "custom", "questions": 1, "minutes": 30})
+    mock_id = mock.json()["id"]
+    httpx.post(f"{base}/api/mock/{mock_id}/start")
+
+    def autosave() -> None:
+        """Type an answer that grows, saving as the page does; remember what was acknowledged."""
+        with httpx.Client(timeout=5) as client:
+            for version in range(1, 100_000):
+                if stop.is_set():
+                    return
+                body = {"part": "main", "text": f"draft {version} " + "x" * version}
+                try:
+                    response = client.put(f"{base}/api/mock/{mock_id}/answer", json=body)
+                except httpx.HTTPError:
+                    return
+                assert response.status_code == 200, response.text
+                saved_versions.append(version)
 
     def load(worker: int) -> None:
         with httpx.Client(timeout=5) as client:
@@ -64,7 +82,8 @@ def test_kill_9_loses_no_acknowledged_review(tmp_path: Path) -> None:
                 with lock:
                     acknowledged.append(key)
 
-    workers = [threading.Thread(target=load, args=(w,)) for w in range(6)]
+    workers = [threading.Thread(target=load, args=(w,)) for w in range(5)]
+    workers.append(threading.Thread(target=autosave))
     for worker in workers:
         worker.start()
     while len(acknowledged) < 150 and time.monotonic() < deadline + 30:
@@ -90,4 +109,8 @@ def test_kill_9_loses_no_acknowledged_review(tmp_path: Path) -> None:
         )
         reps = dict(session.execute(text("SELECT card_id, reps FROM card_states")).all())
     assert reps == dict(logs_per_card)  # each log row came with its state change, or neither
+    with database.read_session() as session:
+        answer = session.execute(text("SELECT answer FROM mock_questions")).scalar_one()
+    stored = int(answer.split()[1])
+    assert saved_versions and stored >= saved_versions[-1]  # no acknowledged autosave lost
     database.dispose()
