@@ -1,12 +1,17 @@
-"""Dependencies: the catalog, the database session, and lookups that 404 when absent."""
+"""Dependencies: the catalog, the database session, and lookups that 404 when absent.
 
-from collections.abc import Iterator
+Those that only read app state are `async def`: FastAPI runs a plain `def` dependency in the
+thread pool, a hop that costs more than a small request's own work (bench/suite.py).
+"""
+
+from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from app.clock import Clock
 from app.content.catalog import CardView, Catalog, Topic
@@ -16,44 +21,48 @@ from app.db import Database
 from app.web.identity import get_user_id
 
 
-def get_catalog(request: Request) -> Catalog:
+async def get_catalog(request: Request) -> Catalog:
     catalog: Catalog = request.app.state.catalog
     return catalog
 
 
-def get_search_index(request: Request) -> SearchIndex:
+async def get_search_index(request: Request) -> SearchIndex:
     index: SearchIndex = request.app.state.search_index
     return index
 
 
-def get_templates(request: Request) -> Jinja2Templates:
+async def get_templates(request: Request) -> Jinja2Templates:
     templates: Jinja2Templates = request.app.state.templates
     return templates
 
 
-def get_database(request: Request) -> Database:
+async def get_database(request: Request) -> Database:
     database: Database = request.app.state.database
     return database
 
 
-def get_session(request: Request) -> Iterator[Session]:
+async def get_session(request: Request) -> AsyncIterator[Session]:
     """A read session for the request; writes open `database.write_session()` themselves."""
-    with get_database(request).read_session() as session:
+    # Opening a session does no I/O; closing it may (it ends the transaction): in a thread.
+    session = (await get_database(request)).read_session()
+    try:
         yield session
+    finally:
+        await run_in_threadpool(session.close)
 
 
-def get_renderer(request: Request) -> Renderer:
+async def get_renderer(request: Request) -> Renderer:
     renderer: Renderer = request.app.state.renderer
     return renderer
 
 
-def get_now(request: Request) -> datetime:
+async def get_now(request: Request) -> datetime:
     """Now, from the app's clock (tests pass a fixed one)."""
     clock: Clock = request.app.state.clock
     return clock()
 
 
-def get_fuzz(request: Request) -> bool:
+async def get_fuzz(request: Request) -> bool:
     """Whether review intervals get FSRS fuzz (Settings.srs_fuzz; tests turn it off)."""
     return bool(request.app.state.settings.srs_fuzz)
 
@@ -69,14 +78,14 @@ NowDep = Annotated[datetime, Depends(get_now)]
 FuzzDep = Annotated[bool, Depends(get_fuzz)]
 
 
-def get_topic(slug: str, catalog: CatalogDep) -> Topic:
+async def get_topic(slug: str, catalog: CatalogDep) -> Topic:
     topic = catalog.topic(slug)
     if topic is None:
         raise HTTPException(status_code=404, detail=f"No topic with slug '{slug}'.")
     return topic
 
 
-def get_card(card_id: str, catalog: CatalogDep) -> CardView:
+async def get_card(card_id: str, catalog: CatalogDep) -> CardView:
     card = catalog.card(card_id)
     if card is None:
         raise HTTPException(status_code=404, detail=f"No card with id '{card_id}'.")
