@@ -5,7 +5,7 @@ forbids unknown fields and caps what the tables cap, so a foreign or edited file
 with the path of its first problem before anything is written.
 """
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -51,13 +51,13 @@ def _utc(moment: datetime) -> datetime:
 
 
 def _iso_time(text: str) -> str:
-    """A time kept as text inside a stored JSON state; undo parses it with fromisoformat."""
+    """A time kept as text inside a stored JSON state; undo stores it back as it reads it."""
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise ValueError("not an ISO 8601 time") from None
-    if moment.tzinfo is None:
-        raise ValueError("needs a time zone offset")
+    if moment.utcoffset() != timedelta(0):  # stored times are UTC, offsets are not converted
+        raise ValueError("must be in UTC (+00:00)")
     return text
 
 

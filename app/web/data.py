@@ -101,20 +101,27 @@ def import_form(
     file: Annotated[UploadFile | None, File()] = None,
 ) -> HTMLResponse:
     """The settings page's upload: the page again, with what was imported or why not."""
-    status = 200
     try:
-        raw = file.file.read(MAX_UPLOAD_BYTES + 1) if file is not None else b""
-        if not raw:
-            raise DocumentError("choose an export file (.json) first")
-        if len(raw) > MAX_UPLOAD_BYTES:
-            status = 413
-            raise DocumentError(f"the file is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
-        summary = _run_import(database, user_id, document.parse(raw))
-        request.state.data_result = {"ok": True, "message": summary.describe()}
+        summary = _run_import(database, user_id, document.parse(_uploaded(file)))
+        status, result = 200, {"ok": True, "message": summary.describe()}
     except DocumentError as error:
-        status = status if status != 200 else 422
+        status = 413 if isinstance(error, UploadTooLarge) else 422
         message = f"That file cannot be imported: {error}. Nothing was changed."
-        request.state.data_result = {"ok": False, "message": message}
+        result = {"ok": False, "message": message}
+    request.state.data_result = result  # read by templates/settings/_data.html
     page = settings_pages.settings_page(request, session, templates, user_id, now)
     page.status_code = status
     return page
+
+
+class UploadTooLarge(DocumentError):
+    """Larger than any export this form takes."""
+
+
+def _uploaded(file: UploadFile | None) -> bytes:
+    raw = file.file.read(MAX_UPLOAD_BYTES + 1) if file is not None else b""
+    if not raw:
+        raise DocumentError("choose an export file (.json) first")
+    if len(raw) > MAX_UPLOAD_BYTES:
+        raise UploadTooLarge(f"the file is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
+    return raw

@@ -215,6 +215,7 @@ def test_values_the_schema_does_not_allow_are_refused(client: TestClient, clock:
         (("attempts", 0, "answer"), "3\x00GB", "contains a NUL character"),
         (("card_states", 0, "due"), "9999-12-31T23:00:00-05:00", "out of range once in UTC"),
         (("review_settings", "timezone"), "Mars/Olympus", "unknown time zone"),
+        (("review_logs", 1, "state_before", "due"), "2026-04-01T05:00:00-05:00", "must be in UTC"),
         (("card_states", 1, "card_id"), "alpha-ring-bytes", "lists a card twice"),
     ]
     for path, value, message in cases:
