@@ -32,9 +32,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(database: Path) -> Iterator[str]:
+def serve(database: Path, **overrides: Any) -> Iterator[str]:
     """Run the app on the fixture content and the given database file; yield its base URL."""
-    settings = Settings(database_url=f"sqlite:///{database}", content_dir=FIXTURE_CONTENT)
+    settings = Settings(
+        database_url=f"sqlite:///{database}", content_dir=FIXTURE_CONTENT, **overrides
+    )
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(settings), host="127.0.0.1", port=_free_port(), log_level="warning"

@@ -39,6 +39,7 @@ PAGES = [
         [".preset button", "#questions", "#minutes", "form.settings-form > button"],
     ),
     ("mock-history", "/mock/history", ["main a[href='/mock']"]),
+    ("glossary", "/glossary", ["footer a[href='/glossary']"]),
     ("not-found", "/topics/no-such-topic", ["#error-q"]),
 ]
 
