@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated
 
+import anyio
 from fastapi import Depends, HTTPException, Request
 from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from app.clock import Clock
 from app.content.catalog import CardView, Catalog, Topic
@@ -43,12 +43,14 @@ async def get_database(request: Request) -> Database:
 
 async def get_session(request: Request) -> AsyncIterator[Session]:
     """A read session for the request; writes open `database.write_session()` themselves."""
-    # Opening a session does no I/O; closing it may (it ends the transaction): in a thread.
+    # Opening a session does no I/O; closing it may (it ends the transaction), so it runs in a
+    # thread, but outside the pool's limit, as FastAPI does for `def` dependencies: closing
+    # returns a connection that threads of the pool may be waiting for.
     session = (await get_database(request)).read_session()
     try:
         yield session
     finally:
-        await run_in_threadpool(session.close)
+        await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
 
 
 async def get_renderer(request: Request) -> Renderer:
