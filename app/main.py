@@ -38,6 +38,7 @@ from app.web.identity import require_signed_in
 from app.web.lab_specs import LABS
 from app.web.security import SecurityMiddleware
 from app.web.templating import build_templates
+from app.web.topic_pages import TopicPages
 
 API_DESCRIPTION = """
 Everything the pages show is also available as JSON: topics, cards and search.
@@ -109,6 +110,7 @@ def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> Fast
     app.state.renderer = renderer
     app.state.clock = clock
     app.state.templates = build_templates(catalog)
+    app.state.topic_pages = TopicPages(app.state.templates.env, renderer)
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(health.router)

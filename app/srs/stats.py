@@ -8,7 +8,7 @@ from fsrs import State
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.content.catalog import Catalog
+from app.content.catalog import Catalog, Topic
 from app.models import CardState, ReviewLog
 from app.srs import scheduling
 from app.srs.days import as_utc, study_day
@@ -56,6 +56,19 @@ def mastery(session: Session, user_id: int, catalog: Catalog, now: datetime) -> 
         for topic in catalog.topics
         if topic.cards
     }
+
+
+def topic_mastery(session: Session, user_id: int, topic: Topic, now: datetime) -> float:
+    """`mastery` for one topic, reading only its cards' states (a topic page asks per view)."""
+    if not topic.cards:
+        return 0.0
+    rows = session.execute(
+        select(CardState.stability, CardState.last_review).where(
+            CardState.user_id == user_id, CardState.card_id.in_([c.id for c in topic.cards])
+        )
+    )
+    recall = sum(scheduling.retrievability(stability, last, now) for stability, last in rows)
+    return recall / len(topic.cards)
 
 
 def compute(

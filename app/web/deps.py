@@ -43,14 +43,18 @@ async def get_database(request: Request) -> Database:
 
 async def get_session(request: Request) -> AsyncIterator[Session]:
     """A read session for the request; writes open `database.write_session()` themselves."""
-    # Opening a session does no I/O; closing it may (it ends the transaction), so it runs in a
-    # thread, but outside the pool's limit, as FastAPI does for `def` dependencies: closing
-    # returns a connection that threads of the pool may be waiting for.
-    session = (await get_database(request)).read_session()
+    # Opening a session does no I/O. Closing it ends its transaction: on a server database a
+    # round trip, so in a thread, but outside the pool's limit, as FastAPI does for `def`
+    # dependencies (it returns a connection that threads of the pool may be waiting for).
+    database = await get_database(request)
+    session = database.read_session()
     try:
         yield session
     finally:
-        await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
+        if database.engine.dialect.name == "sqlite":
+            session.close()  # ends a read transaction on a local file: never waits
+        else:
+            await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
 
 
 async def get_renderer(request: Request) -> Renderer:

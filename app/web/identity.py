@@ -149,9 +149,13 @@ def csrf_token(request: Request) -> str:
     return identity.csrf if identity and identity.csrf else ""
 
 
-def require_signed_in(request: Request) -> None:
+async def require_signed_in(request: Request) -> None:
     """Router dependency in accounts mode: content pages too are for members only."""
-    if request.app.state.settings.auth_mode == "accounts" and identify(request) is None:
+    if request.app.state.settings.auth_mode != "accounts":
+        return  # decided in the event loop: a thread-pool hop per request costs (bench/)
+    from starlette.concurrency import run_in_threadpool
+
+    if await run_in_threadpool(identify, request) is None:
         if request.url.path.startswith("/api/"):
             raise HTTPException(
                 status_code=401,

@@ -24,6 +24,8 @@ from app.web.deps import (
     TopicDep,
     UserDep,
 )
+from app.web.identity import csrf_token
+from app.web.topic_pages import TopicPagesDep
 
 router = APIRouter()
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
@@ -69,27 +71,19 @@ def topic_page(
     topic: TopicDep,
     catalog: CatalogDep,
     templates: TemplatesDep,
-    renderer: RendererDep,
+    pages: TopicPagesDep,
     session: SessionDep,
     user_id: UserDep,
     now: NowDep,
 ) -> HTMLResponse:
-    before, after = catalog.neighbours(topic.slug)
-    cards = {card.id: card for card in topic.cards}
-    related = [t for slug in topic.meta.related if (t := catalog.topic(slug))]
-    return templates.TemplateResponse(
-        request,
-        "topics/show.html",
-        {
-            "topic": topic,
-            "cards": cards,
-            "before": before,
-            "after": after,
-            "related": related,
-            "drills": draws(renderer, topic.cards),
-            "mastery": stats.mastery(session, user_id, catalog, now).get(topic.slug, 0.0),
-        },
-    )
+    """The essay and cards come pre-rendered (app.web.topic_pages); only the frame is new."""
+    context = {
+        "request": request,
+        "topic": topic,
+        "mastery": stats.topic_mastery(session, user_id, topic, now),
+    }
+    frame = templates.get_template("topics/show.html")
+    return pages.page(topic, catalog).respond(frame, context, csrf_token(request))
 
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse, include_in_schema=False)
