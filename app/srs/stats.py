@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from fsrs import State
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, text
 from sqlalchemy.orm import Session
 
 from app.content.catalog import Catalog, Topic
@@ -58,15 +58,23 @@ def mastery(session: Session, user_id: int, catalog: Catalog, now: datetime) -> 
     }
 
 
+# SQL rather than an ORM select: half the cost, and a topic page asks on every view.
+_TOPIC_STATES = (
+    text(
+        "SELECT stability, last_review FROM card_states"
+        " WHERE user_id = :user_id AND card_id IN :card_ids"
+    )
+    .bindparams(bindparam("card_ids", expanding=True))
+    .columns(CardState.__table__.c.stability, CardState.__table__.c.last_review)
+)
+
+
 def topic_mastery(session: Session, user_id: int, topic: Topic, now: datetime) -> float:
-    """`mastery` for one topic, reading only its cards' states (a topic page asks per view)."""
+    """`mastery` for one topic, reading only its cards' states."""
     if not topic.cards:
         return 0.0
-    rows = session.execute(
-        select(CardState.stability, CardState.last_review).where(
-            CardState.user_id == user_id, CardState.card_id.in_([c.id for c in topic.cards])
-        )
-    )
+    card_ids = [card.id for card in topic.cards]
+    rows = session.execute(_TOPIC_STATES, {"user_id": user_id, "card_ids": card_ids})
     recall = sum(scheduling.retrievability(stability, last, now) for stability, last in rows)
     return recall / len(topic.cards)
 
