@@ -36,7 +36,7 @@ def test_math_inside_table_cells_and_cards() -> None:
 
 def test_code_is_highlighted_by_pygments() -> None:
     html = html_of(alpha())
-    assert '<pre class="highlight"><code class="language-python">' in html
+    assert '<pre class="highlight" tabindex="0"><code class="language-python">' in html
     assert '<span class="k">def</span>' in html
 
 
@@ -53,7 +53,7 @@ def test_headings_get_anchors_and_a_table_of_contents() -> None:
 
 def test_tables_scroll_on_narrow_screens_and_asides_and_footnotes_render() -> None:
     html = html_of(alpha())
-    assert '<div class="table-wrap"><table>' in html
+    assert '<div class="table-wrap" tabindex="0" role="region" aria-label="Table"><table>' in html
     assert '<aside class="aside aside-warning"><p class="aside-title">Units</p>' in html
     assert 'class="footnotes"' in html and "Footnotes work." in html
 
