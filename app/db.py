@@ -4,6 +4,9 @@ Reads use a plain (deferred) transaction. Writes go through `write_session()`, w
 begins with BEGIN IMMEDIATE: two deferred transactions that both read and then write lose
 updates or fail with "database is locked" (see the measurements in the security reference);
 taking the write lock up front serialises them behind busy_timeout instead.
+
+On PostgreSQL writers run side by side and lock only the rows they change (app.srs.review
+queues one user's grades on their user row), and every session runs in UTC.
 """
 
 import threading
@@ -28,6 +31,8 @@ _WRITE_OPTION = "ringside_write"
 def create_db_engine(url: str) -> Engine:
     """An engine for `url`; on SQLite the folder is created and every connection configured."""
     parsed = make_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        return _postgresql_engine(url)
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)
 
@@ -48,6 +53,23 @@ def create_db_engine(url: str) -> Engine:
     def _begin(conn: Connection) -> None:
         write = conn.get_execution_options().get(_WRITE_OPTION, False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+def _postgresql_engine(url: str) -> Engine:
+    engine = create_engine(url, pool_pre_ping=True)
+
+    @event.listens_for(engine, "connect", insert=True)
+    def _utc(dbapi_connection: Any, _record: Any) -> None:
+        # Timestamps come back in the session's time zone, which is the server's setting: pin
+        # it to UTC so that every datetime read back is in UTC, as it is on SQLite.
+        autocommit = dbapi_connection.autocommit
+        dbapi_connection.autocommit = True  # a SET outside any transaction lasts the session
+        cursor = dbapi_connection.cursor()
+        cursor.execute("SET TIME ZONE 'UTC'")
+        cursor.close()
+        dbapi_connection.autocommit = autocommit
 
     return engine
 

@@ -13,7 +13,9 @@ MIGRATIONS_DIR = PROJECT_ROOT / "migrations"
 def alembic_config(engine: Engine) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    url = engine.url.render_as_string(hide_password=False)
+    # Alembic's config interpolates %: a URL-encoded password or option (%3D) must be escaped.
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return config
 
 

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from app.clock import Clock, utc_now
 from app.config import Settings
 from app.main import create_app
+from tests.postgres.schemas import Schemas, template_url
 
 FIXTURE_CONTENT = Path(__file__).parent / "fixtures" / "content"
 REAL_CONTENT = Path(__file__).parent.parent / "content"
@@ -17,8 +18,51 @@ REAL_CONTENT = Path(__file__).parent.parent / "content"
 ClientFactory = Callable[..., TestClient]
 
 
+DatabaseFactory = Callable[[], str]
+
+
+def pytest_report_header() -> str:
+    url = template_url()
+    if url is None:
+        return "database: SQLite (set RINGSIDE_TEST_DATABASE_URL to run on PostgreSQL too)"
+    return f"database: PostgreSQL at {url}, a fresh schema per app"
+
+
+@pytest.fixture(scope="session")
+def postgres_schemas() -> Iterator[Schemas | None]:
+    """The PostgreSQL the suite runs on, or None when RINGSIDE_TEST_DATABASE_URL is unset."""
+    url = template_url()
+    if url is None:
+        yield None
+        return
+    schemas = Schemas(url)
+    schemas.check()
+    yield schemas
+    schemas.dispose()
+
+
 @pytest.fixture
-def make_client(tmp_path: Path) -> Iterator[ClientFactory]:
+def new_database(tmp_path: Path, postgres_schemas: Schemas | None) -> Iterator[DatabaseFactory]:
+    """Make empty databases for apps: a schema each on PostgreSQL when the suite runs there,
+    else a file each in the test's temporary folder; PostgreSQL schemas are dropped after."""
+    urls: list[str] = []
+
+    def new() -> str:
+        if postgres_schemas is None:
+            url = f"sqlite:///{tmp_path}/app-{len(urls)}.db"
+        else:
+            url = postgres_schemas.create()
+        urls.append(url)
+        return url
+
+    yield new
+    if postgres_schemas is not None:
+        for url in urls:
+            postgres_schemas.drop(url)
+
+
+@pytest.fixture
+def make_client(new_database: DatabaseFactory) -> Iterator[ClientFactory]:
     """Build a TestClient for a fresh app; content defaults to the small fixture set."""
     clients: list[TestClient] = []
 
@@ -26,7 +70,7 @@ def make_client(tmp_path: Path) -> Iterator[ClientFactory]:
         content_dir: Path = FIXTURE_CONTENT, clock: Clock = utc_now, **overrides: object
     ) -> TestClient:
         settings = Settings(
-            database_url=f"sqlite:///{tmp_path}/app-{len(clients)}.db",
+            database_url=new_database(),
             content_dir=content_dir,
             **overrides,  # type: ignore[arg-type]
         )

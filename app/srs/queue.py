@@ -18,9 +18,11 @@ from app.srs.days import as_utc, today_bounds
 from app.srs.settings import Settings
 
 NEW_BATCH = 200  # catalog cards checked per query when looking for unseen ones
+# ORDER BY: cards due at the same moment keep one order on every database (PostgreSQL hands
+# rows back in whatever order its heap holds them); the (user_id, due) index makes it free.
 _DUE_ROWS = text(
     "SELECT card_id, state, stability, last_review, due FROM card_states"
-    " WHERE user_id = :user_id AND due < :end"
+    " WHERE user_id = :user_id AND due < :end ORDER BY due, id"
 ).bindparams(bindparam("end", type_=DateTime(timezone=True)))
 
 

@@ -12,7 +12,7 @@ from fsrs import State
 from sqlalchemy import Table, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.models import CardState, ReviewLog
+from app.models import CardState, ReviewLog, User
 from app.srs import scheduling
 from app.srs.days import as_utc
 
@@ -31,6 +31,7 @@ class GradeResult:
     log_id: int
 
 
+_USERS = cast(Table, User.__table__)
 _STATES = cast(Table, CardState.__table__)
 _LOGS = cast(Table, ReviewLog.__table__)
 _RESULT_COLUMNS = (
@@ -55,6 +56,24 @@ _STATE_FOR_UPDATE = (
 _INSERT_STATE = insert(_STATES)
 _UPDATE_STATE = update(_STATES).where(_STATES.c.id == bindparam("row_id"))
 _INSERT_LOG = insert(_LOGS).returning(_LOGS.c.id)
+# NO KEY UPDATE: queues this user's grades without blocking inserts that merely reference the
+# user (their foreign keys take KEY SHARE), so it cannot deadlock with them.
+_LOCK_USER = (
+    select(_USERS.c.id).where(_USERS.c.id == bindparam("user_id")).with_for_update(key_share=True)
+)
+
+
+def _take_turn(session: Session, user_id: int) -> None:
+    """Queue behind the user's other grades and undos until this transaction ends.
+
+    SQLite runs one writer at a time already (BEGIN IMMEDIATE). On PostgreSQL, without this,
+    two first grades of a card both insert its state, a resent key does not yet see the log
+    its first send is still writing, and an undo racing a grade of the same card can restore
+    the state from before the grade while the grade's log stays.
+    """
+    connection = session.connection()
+    if connection.dialect.name != "sqlite":
+        connection.execute(_LOCK_USER, {"user_id": user_id})
 
 
 def find_by_key(session: Session, user_id: int, key: str) -> GradeResult | None:
@@ -85,6 +104,7 @@ def grade(
         raise ValueError(f"rating: must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy), got {rating}")
     if source not in SOURCES:
         raise ValueError(f"source: must be one of {', '.join(SOURCES)}")
+    _take_turn(session, user_id)
     if idempotency_key and (earlier := find_by_key(session, user_id, idempotency_key)):
         return earlier
 
@@ -168,6 +188,7 @@ class UndoResult:
 
 def undo(session: Session, user_id: int) -> UndoResult | None:
     """Take back the user's latest grade: its log row goes, the card's state comes back."""
+    _take_turn(session, user_id)
     log = session.scalars(
         select(ReviewLog)
         .where(ReviewLog.user_id == user_id)

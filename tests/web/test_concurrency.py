@@ -5,7 +5,6 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import httpx
 import pytest
@@ -15,7 +14,7 @@ from sqlalchemy import func, select
 from app.config import Settings
 from app.main import create_app
 from app.models import CardState, ReviewLog
-from tests.conftest import FIXTURE_CONTENT
+from tests.conftest import FIXTURE_CONTENT, DatabaseFactory
 
 
 def free_port() -> int:
@@ -25,10 +24,9 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, object]]:
-    app = create_app(
-        Settings(database_url=f"sqlite:///{tmp_path}/c.db", content_dir=FIXTURE_CONTENT)
-    )
+def server(new_database: DatabaseFactory) -> Iterator[tuple[str, object]]:
+    """A real server on a fresh database: SQLite, or PostgreSQL when the suite runs there."""
+    app = create_app(Settings(database_url=new_database(), content_dir=FIXTURE_CONTENT))
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     instance = uvicorn.Server(config)
@@ -70,3 +68,17 @@ def test_two_tabs_grading_one_card_lose_nothing(server: tuple[str, object]) -> N
     assert count(database, ReviewLog) == 12
     with database.read_session() as session:  # type: ignore[attr-defined]
         assert session.scalars(select(CardState.reps)).one() == 12
+
+
+def test_two_undos_at_once_take_back_the_two_latest_grades(server: tuple[str, object]) -> None:
+    base, database = server
+    with httpx.Client(base_url=base, timeout=30) as client:
+        for n, card in enumerate(["alpha-busbw", "beta-derive", "beta-order"]):
+            body = {"rating": 3, "idempotency_key": f"grade-{n}"}
+            assert client.post(f"/api/review/{card}", json=body).status_code == 200
+    with httpx.Client(timeout=30) as client, ThreadPoolExecutor(2) as pool:
+        responses = list(pool.map(lambda _: client.post(f"{base}/api/review/undo"), range(2)))
+    assert sorted(r.json()["card_id"] for r in responses) == ["beta-derive", "beta-order"]
+    with database.read_session() as session:  # type: ignore[attr-defined]
+        assert session.scalars(select(ReviewLog.card_id)).all() == ["alpha-busbw"]
+        assert session.scalars(select(CardState.card_id)).all() == ["alpha-busbw"]

@@ -1,0 +1,1 @@
+"""Test support for running the suite on PostgreSQL as well as SQLite."""
