@@ -37,6 +37,7 @@ def postgres_schemas() -> Iterator[Schemas | None]:
         return
     schemas = Schemas(url)
     schemas.check()
+    schemas.sweep()
     yield schemas
     schemas.dispose()
 

@@ -4,6 +4,8 @@ Tests marked by the `postgres_url` fixture need PostgreSQL and skip, saying how 
 unless RINGSIDE_TEST_DATABASE_URL is set; the others run on whichever database the suite uses.
 """
 
+import time
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,7 +26,14 @@ from app.models import Base, User
 from app.srs import queue, review, stats
 from app.srs.settings import Settings as ReviewSettings
 from tests.conftest import FIXTURE_CONTENT, ClientFactory, DatabaseFactory, FakeClock
-from tests.postgres.schemas import SKIP_REASON, Schemas, template_url
+from tests.postgres.schemas import (
+    PREFIX,
+    SKIP_REASON,
+    STALE_AFTER_S,
+    Schemas,
+    schema_of,
+    template_url,
+)
 
 CATALOG = load_catalog(FIXTURE_CONTENT)
 NOON = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -179,3 +188,15 @@ def test_schemas_keep_tests_apart(new_database: DatabaseFactory) -> None:
         assert session.scalars(select(User.username)).all() == []
     first.dispose()
     second.dispose()
+
+
+def test_sweep_drops_only_what_killed_runs_left_long_ago(postgres_url: str) -> None:
+    schemas = Schemas(template_url() or "")
+    left = f"{PREFIX}{int(time.time()) - STALE_AFTER_S - 60}_{uuid.uuid4().hex[:12]}"
+    with schemas.engine.begin() as connection:
+        connection.exec_driver_sql(f'CREATE SCHEMA "{left}"')
+    assert left in schemas.sweep()
+    with schemas.engine.connect() as connection:
+        names = set(connection.execute(text("SELECT nspname FROM pg_namespace")).scalars())
+    schemas.dispose()
+    assert left not in names and schema_of(postgres_url) in names  # a running test's stays

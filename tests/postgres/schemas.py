@@ -6,6 +6,7 @@ app built from the same URL all see only that schema, exactly as they would see 
 """
 
 import os
+import time
 import uuid
 import weakref
 from typing import Any
@@ -21,6 +22,7 @@ SKIP_REASON = (
     f"(e.g. {ENV}=postgresql+psycopg://postgres@127.0.0.1:5432/test)"
 )
 PREFIX = "ringside_test_"
+STALE_AFTER_S = 6 * 3600  # no run lasts this long: a schema this old was left by a killed run
 
 
 def template_url() -> str | None:
@@ -64,7 +66,7 @@ class Schemas:
 
     def create(self) -> str:
         """A new empty schema; returns the URL whose connections live in it."""
-        name = f"{PREFIX}{uuid.uuid4().hex[:16]}"
+        name = f"{PREFIX}{int(time.time())}_{uuid.uuid4().hex[:12]}"
         with self.engine.begin() as connection:
             connection.exec_driver_sql(f'CREATE SCHEMA "{name}"')
         url = self.url.update_query_dict(
@@ -92,6 +94,23 @@ class Schemas:
                 {"name": name},
             )
             connection.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+    def sweep(self) -> list[str]:
+        """Drop the schemas that runs killed before their teardown left behind; returns them."""
+        with self.engine.begin() as connection:
+            names = connection.execute(
+                text("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, :prefix)"),
+                {"prefix": PREFIX},
+            ).scalars()
+            stale = [
+                name
+                for name in names
+                if (stamp := name[len(PREFIX) :].partition("_")[0]).isdigit()
+                and time.time() - int(stamp) > STALE_AFTER_S
+            ]
+            for name in stale:
+                connection.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+        return stale
 
     def dispose(self) -> None:
         event.remove(Pool, "connect", self._remember)
