@@ -1,6 +1,10 @@
 # syntax=docker/dockerfile:1
 # Build: docker build -t ringside .
-# Run:   docker run -p 8000:8000 -v ringside-data:/data ringside
+# Run:   docker run -p 8000:8000 -v ringside-data:/data \
+#          -e RINGSIDE_SECRET_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
+#          ringside
+# Then:  docker exec -it CONTAINER ringside user add YOUR-NAME --admin
+# A team (PostgreSQL, two app processes, a proxy): docker-compose.yml.
 
 FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -28,10 +32,15 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     RINGSIDE_DATABASE_URL=sqlite:////data/ringside.db \
     RINGSIDE_HOST=0.0.0.0 \
-    RINGSIDE_PORT=8000
+    RINGSIDE_PORT=8000 \
+    RINGSIDE_AUTH_MODE=accounts
+# Listening beyond loopback needs accounts (local mode has no sign-in): the image defaults to
+# them, so it refuses to start until RINGSIDE_SECRET_KEY is given.
 USER ringside
 VOLUME ["/data"]
 EXPOSE 8000
+# uvicorn stops on SIGTERM (docker stop): requests in flight finish, then the app exits.
+STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=3s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status != 200)"]
 CMD ["ringside", "serve"]
