@@ -4,23 +4,31 @@
 
 Starts the app as `ringside serve` runs it (one uvicorn worker per process, uvloop and
 httptools, access log off, logs at warning, SQLite in a temporary folder) and loads it over
-loopback with wrk: a bare hello endpoint of the same server, a topic page, the review POST,
-the queue API and a lab POST. Prints requests/s, p50, p99 and each route's share of hello's
-requests/s; memory at rest and under load; start-up time with the ten topics and with a
-generated 1,000-card content set. These machines are shared and noisy: compare the ratios of
-one run, not absolute figures across runs. Without wrk the load runs are skipped.
+loopback with wrk: a bare hello endpoint of the same server, a topic page, the queue API
+(every card overdue: a full page of 50), the review POST and a lab POST. Prints requests/s,
+p50, p99 and each route's share of hello's requests/s; memory at rest and under load;
+start-up time with the ten topics and with a generated 1,000-card content set. These machines
+are shared and noisy: compare the ratios of one run, not absolute figures across runs.
+Without wrk the load runs are skipped.
 """
 
 import argparse
 import json
+import random
 import sys
 import tempfile
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sqlalchemy import insert  # noqa: E402
+
+from app.auth.users import ensure_local_user  # noqa: E402
+from app.db import Database  # noqa: E402
+from app.models import CardState  # noqa: E402
 from bench.loadtest import BenchServer, PeakRss, WrkResult, have_wrk, run_wrk  # noqa: E402
 from bench.synthetic import write_content  # noqa: E402
 
@@ -58,13 +66,37 @@ class Startup:
     rss_mb: float
 
 
+def card_ids(server: BenchServer) -> list[str]:
+    topics = server.get_json("/api/topics")
+    return [c["id"] for t in topics for c in server.get_json(f"/api/topics/{t['slug']}")["cards"]]
+
+
+def seed_backlog(database_url: str, cards: list[str]) -> None:
+    """Every card reviewed before and overdue now, so the queue has a full page to show."""
+    rng, now = random.Random(7), datetime.now(UTC)
+    database = Database(database_url)
+    rows = []
+    for card_id in cards:
+        stability = rng.uniform(1, 30)
+        last = now - timedelta(days=stability * rng.uniform(1.2, 3))
+        rows.append(
+            {
+                "card_id": card_id, "state": 2, "step": None, "stability": stability,
+                "difficulty": rng.uniform(1, 10), "last_review": last,
+                "due": last + timedelta(days=stability), "reps": 3, "lapses": 0,
+            }
+        )  # fmt: skip
+    with database.write_session() as session:
+        user_id = ensure_local_user(session).id
+        session.execute(insert(CardState), [{**row, "user_id": user_id} for row in rows])
+    database.dispose()
+
+
 def load_runs(server: BenchServer, duration: float, connections: int) -> list[Run]:
     """Hello first and last (their mean is the baseline), the app's routes in between."""
     topics = server.get_json("/api/topics")
     pages = ",".join(f"/topics/{t['slug']}" for t in topics)
-    cards = ",".join(
-        card["id"] for t in topics for card in server.get_json(f"/api/topics/{t['slug']}")["cards"]
-    )
+    cards = card_ids(server)
     browser = server.browser_headers()
     base = server.base
 
@@ -83,15 +115,15 @@ def load_runs(server: BenchServer, duration: float, connections: int) -> list[Ru
             script_args=(pages,),
             headers=browser,
         ),
+        run("queue", f"GET  /api/review/queue, {len(cards)} overdue", 0.40, "/api/review/queue"),
         run(
             "review",
             "POST /api/review/{card}, a fresh key each",
             0.15,
             "/api/review/",
             script="grade.lua",
-            script_args=(cards,),
+            script_args=(",".join(cards),),
         ),
-        run("queue", "GET  /api/review/queue", 0.40, "/api/review/queue"),
         run(
             "lab",
             "POST /api/labs/memory",
@@ -148,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     memory: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="ringside-bench-") as tmp:
         with BenchServer(f"sqlite:///{tmp}/bench.db") as server:
+            seed_backlog(f"sqlite:///{tmp}/bench.db", card_ids(server))
             topics = server.get_json("/api/topics")
             cards = sum(t["card_count"] for t in topics)
             startups.append(

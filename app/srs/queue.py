@@ -8,22 +8,34 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from fsrs import State
-from sqlalchemy import DateTime, bindparam, func, select, text
+from sqlalchemy import DateTime, bindparam, text
 from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog
-from app.models import CardState, ReviewLog
+from app.models import CardState
 from app.srs import scheduling
 from app.srs.days import as_utc, today_bounds
 from app.srs.settings import Settings
 
-NEW_BATCH = 200  # catalog cards checked per query when looking for unseen ones
 # ORDER BY: cards due at the same moment keep one order on every database (PostgreSQL hands
 # rows back in whatever order its heap holds them); the (user_id, due) index makes it free.
 _DUE_ROWS = text(
     "SELECT card_id, state, stability, last_review, due FROM card_states"
     " WHERE user_id = :user_id AND due < :end ORDER BY due, id"
 ).bindparams(bindparam("end", type_=DateTime(timezone=True)))
+
+# The queue's other reads, as SQL too: through the ORM they cost more than the rows they read,
+# and the queue is asked for before every review (bench/suite.py).
+_DONE_TODAY = text(
+    "SELECT was_new, count(*) FROM review_logs"
+    " WHERE user_id = :user_id AND reviewed_at >= :start GROUP BY was_new"
+).bindparams(bindparam("start", type_=DateTime(timezone=True)))
+_SEEN = text("SELECT card_id FROM card_states WHERE user_id = :user_id")
+_FIRST_DUE_AFTER = (
+    text("SELECT min(due) FROM card_states WHERE user_id = :user_id AND due >= :moment")
+    .bindparams(bindparam("moment", type_=DateTime(timezone=True)))
+    .columns(CardState.__table__.c.due)
+)
 
 
 def _moment(value: datetime | str) -> datetime:
@@ -90,13 +102,12 @@ def build(
         else:
             later_today.append(due)
 
-    done = dict(
-        session.execute(
-            select(ReviewLog.was_new, func.count())
-            .where(ReviewLog.user_id == user_id, ReviewLog.reviewed_at >= start)
-            .group_by(ReviewLog.was_new)
-        ).all()
-    )
+    done = {
+        bool(was_new): count
+        for was_new, count in session.connection().execute(
+            _DONE_TODAY, {"user_id": user_id, "start": start}
+        )
+    }
     reviews_left = max(0, settings.max_reviews_per_day - done.get(False, 0))
     new_left = max(0, settings.new_per_day - done.get(True, 0))
 
@@ -130,27 +141,22 @@ def _new_cards(
     session: Session, user_id: int, catalog: Catalog, topics: set[str] | None, count: int
 ) -> list[CardView]:
     """The first `count` cards in reading order that the user has never reviewed."""
-    found: list[CardView] = []
-    candidates = [c for c in catalog.cards if topics is None or c.topic_slug in topics]
-    for offset in range(0, len(candidates), NEW_BATCH):
-        if len(found) >= count:
-            break
-        batch = candidates[offset : offset + NEW_BATCH]
-        seen = set(
-            session.scalars(
-                select(CardState.card_id).where(
-                    CardState.user_id == user_id,
-                    CardState.card_id.in_([c.id for c in batch]),
-                )
-            )
-        )
-        found.extend(c for c in batch if c.id not in seen)
-    return found[:count]
+    if count <= 0:
+        return []
+    # Every card the user has a state for, in one query: the same rows as checking the
+    # catalog in batches, without building a list of bound parameters for each batch.
+    seen = set(session.connection().execute(_SEEN, {"user_id": user_id}).scalars())
+    unseen = (
+        c for c in catalog.cards if c.id not in seen and (topics is None or c.topic_slug in topics)
+    )
+    return list(itertools.islice(unseen, count))
 
 
 def _first_due_after(session: Session, user_id: int, moment: datetime) -> datetime | None:
-    due = session.scalar(
-        select(func.min(CardState.due)).where(CardState.user_id == user_id, CardState.due >= moment)
+    due = (
+        session.connection()
+        .execute(_FIRST_DUE_AFTER, {"user_id": user_id, "moment": moment})
+        .scalar()
     )
     return as_utc(due) if due else None
 
