@@ -20,7 +20,14 @@ def accounts_server(tmp_path: Path) -> Iterator[str]:
 
 
 def has_focus(page: Any, selector: str) -> bool:
-    return bool(page.evaluate("s => document.activeElement?.matches(s) ?? false", selector))
+    """True once `selector` has focus; autofocus can land a moment after the load event."""
+    from playwright.sync_api import expect
+
+    try:
+        expect(page.locator(selector)).to_be_focused(timeout=5000)
+    except AssertionError:
+        return False
+    return True
 
 
 def test_register_sign_out_and_sign_in_by_keyboard(page: Any, accounts_server: str) -> None:

@@ -11,7 +11,14 @@ FOLLOWUP = "Latency grows with 2(N-1) steps, so small messages prefer a tree."
 
 
 def has_focus(page: Any, selector: str) -> bool:
-    return bool(page.evaluate("s => document.activeElement?.matches(s) ?? false", selector))
+    """True once `selector` has focus; autofocus can land a moment after the load event."""
+    from playwright.sync_api import expect
+
+    try:
+        expect(page.locator(selector)).to_be_focused(timeout=5000)
+    except AssertionError:
+        return False
+    return True
 
 
 def type_into(page: Any, selector: str, text: str) -> None:
