@@ -26,6 +26,7 @@ SQLITE_PRAGMAS = (
     "PRAGMA foreign_keys=ON",
 )
 _WRITE_OPTION = "ringside_write"
+POOL_SIZE, POOL_OVERFLOW = 20, 30  # enough for every worker thread of one process
 
 
 def create_db_engine(url: str) -> Engine:
@@ -38,7 +39,14 @@ def create_db_engine(url: str) -> Engine:
 
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False})
+    # A connection per worker thread (anyio runs 40): a smaller pool makes requests queue
+    # for connections under load, and past pool_timeout fail. SQLite connections are cheap.
+    engine = create_engine(
+        url,
+        connect_args={"check_same_thread": False},
+        pool_size=POOL_SIZE,
+        max_overflow=POOL_OVERFLOW,
+    )
 
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:
@@ -58,7 +66,7 @@ def create_db_engine(url: str) -> Engine:
 
 
 def _postgresql_engine(url: str) -> Engine:
-    engine = create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
 
     @event.listens_for(engine, "connect", insert=True)
     def _utc(dbapi_connection: Any, _record: Any) -> None:
