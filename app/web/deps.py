@@ -17,7 +17,7 @@ from app.clock import Clock
 from app.content.catalog import CardView, Catalog, Topic
 from app.content.render import Renderer
 from app.content.search import SearchIndex
-from app.db import Database
+from app.db import POOL_SIZE, Database
 from app.web.identity import get_user_id
 
 
@@ -76,7 +76,13 @@ async def get_fuzz(request: Request) -> bool:
 CatalogDep = Annotated[Catalog, Depends(get_catalog)]
 SearchDep = Annotated[SearchIndex, Depends(get_search_index)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
-SessionDep = Annotated[Session, Depends(get_session)]
+# A request keeps its session's connection until its response is built, and FastAPI validates
+# a `def` endpoint's response in a worker thread: such a request waits for a thread while
+# holding a connection. With more of them than the pool has connections, every worker thread
+# can end up waiting for a connection (a deadlock until pool_timeout, seen under 64 concurrent
+# requests). So fewer requests hold a session at once than the pool has connections; the
+# others wait in the event loop, holding neither. scope="function": closed before sending.
+SessionDep = Annotated[Session, Depends(get_session, scope="function", max_concurrency=POOL_SIZE)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
 RendererDep = Annotated[Renderer, Depends(get_renderer)]
 UserDep = Annotated[int, Depends(get_user_id)]  # checks CSRF on writes
