@@ -233,6 +233,10 @@ def find_token(session: Session, secret: str, policy: Policy) -> ApiToken | None
     ).one_or_none()
 
 
+def touch_token(session: Session, token_id: int, now: datetime) -> None:
+    session.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
+
+
 def revoke_token(session: Session, user_id: int, token_id: int) -> bool:
     result = session.execute(
         delete(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == user_id)

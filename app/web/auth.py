@@ -12,17 +12,11 @@ from app.auth.passwords import PasswordRejected
 from app.models import User
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
 from app.web.identity import cookie_name, identify, policy, set_session_cookie
+from app.web.security import safe_next
 
 router = APIRouter()
 TokenId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 Text = Annotated[str, Form(max_length=512)]
-
-
-def safe_next(target: str | None) -> str:
-    """Only ever send someone back to a path on this site."""
-    if target and target.startswith("/") and not target.startswith("//"):
-        return target
-    return "/"
 
 
 def client_address(request: Request) -> str:

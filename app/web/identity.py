@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from fastapi import HTTPException, Request
 
 from app.auth import accounts
+from app.srs.days import as_utc
 from app.web.security import SAFE_METHODS, cookie_header
 
 COOKIE = "ringside_session"
@@ -73,12 +74,16 @@ def _resolve(request: Request) -> Identity | None:
 
     bearer = request.headers.get("authorization", "")
     if bearer.lower().startswith("bearer "):
-        with database.write_session() as session:
+        with database.read_session() as session:
             token = accounts.find_token(session, bearer[7:].strip(), rules)
-            if token is None:
-                raise HTTPException(status_code=401, detail="Unknown or revoked API token.")
-            token.last_used_at = now
-            return Identity(token.user_id, "token")
+            found_token = (token.id, token.user_id, token.last_used_at) if token else None
+        if found_token is None:
+            raise HTTPException(status_code=401, detail="Unknown or revoked API token.")
+        token_id, token_user, last_used = found_token
+        if last_used is None or now - as_utc(last_used) > TOUCH_EVERY:
+            with database.write_session() as session:
+                accounts.touch_token(session, token_id, now)
+        return Identity(token_user, "token")
 
     cookie = request.cookies.get(cookie_name(request))
     if cookie:
@@ -87,7 +92,7 @@ def _resolve(request: Request) -> Identity | None:
             found = (row.id, row.user_id, row.csrf_token, row.last_seen_at) if row else None
         if found:
             session_id, user_id, csrf, last_seen = found
-            if now - _aware(last_seen) > TOUCH_EVERY:
+            if now - as_utc(last_seen) > TOUCH_EVERY:
                 with database.write_session() as session:
                     accounts.touch(session, session_id, now)
             return Identity(user_id, "session", session_id, csrf)
@@ -102,12 +107,6 @@ def _resolve(request: Request) -> Identity | None:
             set_session_cookie(request, value)
             return Identity(local_id, "session", row.id, row.csrf_token)
     return Identity(local_id, "local")
-
-
-def _aware(moment: datetime) -> datetime:
-    from app.srs.days import as_utc
-
-    return as_utc(moment)
 
 
 async def get_user_id(request: Request) -> int:

@@ -24,6 +24,7 @@ from app.web.deps import (
     TemplatesDep,
     UserDep,
 )
+from app.web.security import safe_next
 from app.web.topics import draws
 
 router = APIRouter()
@@ -231,11 +232,6 @@ def review_page(
     context["all_topics"] = catalog.topics
     name = "review/_session.html" if fragment else "review/show.html"
     return templates.TemplateResponse(request, name, context)
-
-
-def safe_next(target: str, fallback: str) -> str:
-    """Only redirect within the site: a path, never another host."""
-    return target if target.startswith("/") and not target.startswith("//") else fallback
 
 
 @router.post("/review/{card_id}", include_in_schema=False, responses=NOT_FOUND)

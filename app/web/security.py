@@ -93,6 +93,13 @@ class SecurityMiddleware:
         await send({"type": "http.response.body", "body": body})
 
 
+def safe_next(target: str | None, fallback: str = "/") -> str:
+    """Only ever redirect to a path on this site, never to another host."""
+    if target and target.startswith("/") and not target.startswith("//"):
+        return target
+    return fallback
+
+
 def cookie_header(name: str, value: str, *, secure: bool, max_age: int | None) -> str:
     """HttpOnly, SameSite=Lax, Path=/; Secure (and a __Host- name) over HTTPS: ASVS 3.3."""
     parts = [f"{name}={value}", "Path=/", "HttpOnly", "SameSite=Lax"]

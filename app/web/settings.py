@@ -1,6 +1,7 @@
 """Review settings: a page with a form, and GET/PUT as JSON."""
 
 from dataclasses import asdict
+from functools import lru_cache
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -138,7 +139,9 @@ def settings_form(
     return RedirectResponse("/settings?saved=1", status_code=303)
 
 
+@lru_cache(maxsize=1)
 def zones() -> list[str]:
+    """The time zones to suggest; reading them walks the tz database, so once per process."""
     from zoneinfo import available_timezones
 
     return sorted(z for z in available_timezones() if "/" in z or z == "UTC")

@@ -6,7 +6,6 @@ Playwright is missing. Screenshots go to artifacts/screenshots/.
 
 import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -19,16 +18,10 @@ import uvicorn
 
 from app.config import Settings
 from app.main import create_app
-from tests.conftest import FIXTURE_CONTENT
+from tests.conftest import FIXTURE_CONTENT, free_port
 
 CHROMIUM = os.environ.get("RINGSIDE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager
@@ -39,7 +32,7 @@ def serve(database: Path, **overrides: Any) -> Iterator[str]:
     )
     server = uvicorn.Server(
         uvicorn.Config(
-            create_app(settings), host="127.0.0.1", port=_free_port(), log_level="warning"
+            create_app(settings), host="127.0.0.1", port=free_port(), log_level="warning"
         )
     )
     thread = threading.Thread(target=server.run, daemon=True)

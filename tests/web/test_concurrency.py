@@ -1,6 +1,5 @@
 """Concurrent grading against a real server: duplicates record once, nothing is lost, no 500."""
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -14,13 +13,7 @@ from sqlalchemy import func, select
 from app.config import Settings
 from app.main import create_app
 from app.models import CardState, ReviewLog
-from tests.conftest import FIXTURE_CONTENT, DatabaseFactory
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.conftest import FIXTURE_CONTENT, DatabaseFactory, free_port
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -14,15 +13,9 @@ import httpx
 from sqlalchemy import text
 
 from app.db import Database
-from tests.conftest import FIXTURE_CONTENT
+from tests.conftest import FIXTURE_CONTENT, free_port
 
 CARDS = ["alpha-ring-bytes", "alpha-busbw", "alpha-drill-bytes", "beta-derive", "beta-order"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_kill_9_loses_no_acknowledged_review(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ against the same database and crosses every request from one to the other.
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -16,16 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import FIXTURE_CONTENT
+from tests.conftest import FIXTURE_CONTENT, free_port
 from tests.postgres.schemas import SKIP_REASON, Schemas, template_url
 
 PASSWORD = "a long enough passphrase"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def start(url: str, tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
