@@ -49,7 +49,7 @@ def serve(
 
     from app.content.loader import ContentError
     from app.datasafety.startup import CorruptDatabaseError
-    from app.main import ConfigError, create_app
+    from app.main import ConfigError, create_app, freeze_startup_heap
     from app.web.observability import uvicorn_options
 
     settings = load_settings(host=host, port=port)
@@ -66,6 +66,7 @@ def serve(
     except SQLAlchemyError as error:
         fail(f"cannot open the database {settings.database_url}: {error.__class__.__name__}")
     typer.echo(f"Ringside on http://{settings.host}:{settings.port}", err=True)
+    freeze_startup_heap()
     # One worker per process: scale out with more processes behind a proxy (docker-compose.yml).
     uvicorn.run(
         app,

@@ -5,19 +5,26 @@ begins with BEGIN IMMEDIATE: two deferred transactions that both read and then w
 updates or fail with "database is locked" (see the measurements in the security reference);
 taking the write lock up front serialises them behind busy_timeout instead.
 
+Reads for a request go through `read()`. On SQLite they run in the event loop, on a connection
+of its own: in WAL mode a reader never waits for a writer, so a read is CPU work, and a worker
+thread would add a hop and contention for the GIL without running it any more in parallel.
+Writes, which can wait for the write lock, run in worker threads.
+
 On PostgreSQL writers run side by side and lock only the rows they change (app.srs.review
 queues one user's grades on their user row), and every session runs in UTC.
 """
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -26,11 +33,15 @@ SQLITE_PRAGMAS = (
     "PRAGMA foreign_keys=ON",
 )
 _WRITE_OPTION = "ringside_write"
+T = TypeVar("T")
 POOL_SIZE, POOL_OVERFLOW = 20, 30  # enough for every worker thread of one process
 
 
-def create_db_engine(url: str) -> Engine:
-    """An engine for `url`; on SQLite the folder is created and every connection configured."""
+def create_db_engine(url: str, *, single_connection: bool = False) -> Engine:
+    """An engine for `url`; on SQLite the folder is created and every connection configured.
+
+    `single_connection` (SQLite only): one connection, reused, for the event loop's reads.
+    """
     parsed = make_url(url)
     if parsed.get_backend_name() == "postgresql":
         return _postgresql_engine(url)
@@ -41,12 +52,12 @@ def create_db_engine(url: str) -> Engine:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     # A connection per worker thread (anyio runs 40): a smaller pool makes requests queue
     # for connections under load, and past pool_timeout fail. SQLite connections are cheap.
-    engine = create_engine(
-        url,
-        connect_args={"check_same_thread": False},
-        pool_size=POOL_SIZE,
-        max_overflow=POOL_OVERFLOW,
+    pool: dict[str, Any] = (
+        {"poolclass": StaticPool}
+        if single_connection
+        else {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW}
     )
+    engine = create_engine(url, connect_args={"check_same_thread": False}, **pool)
 
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:
@@ -82,6 +93,11 @@ def _postgresql_engine(url: str) -> Engine:
     return engine
 
 
+def connection_of(db: Session | Connection) -> Connection:
+    """The connection to run Core queries on: reads take either (see `Database.read`)."""
+    return db.connection() if isinstance(db, Session) else db
+
+
 def for_writes(engine: Engine) -> Engine:
     """The same engine, whose transactions begin with BEGIN IMMEDIATE on SQLite."""
     return engine.execution_options(**{_WRITE_OPTION: True})
@@ -102,6 +118,32 @@ class Database:
         )
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(for_writes(self.engine), expire_on_commit=False)
+        # The event loop's own connection (see `read`); not for an in-memory database, which
+        # every connection sees a fresh copy of.
+        in_memory = make_url(url).database in (None, "", ":memory:")
+        self._loop: Engine | None = None
+        if is_sqlite and not in_memory:
+            self._loop = create_db_engine(url, single_connection=True)
+
+    async def read(self, read: Callable[[Connection], T]) -> T:
+        """`read(connection)` for a request: in the event loop on SQLite, in a thread elsewhere.
+
+        See the module doc: a SQLite read never waits, so it is CPU work, and under the GIL
+        a worker thread runs CPU work no more in parallel than the loop itself does, while
+        the hop costs more than a small request's own work and every row fetched in a thread
+        contends for the GIL with the loop (bench/suite.py). A PostgreSQL query is a network
+        round trip, so there `read` runs in a worker thread. Only for reads of a few
+        milliseconds at most, never for a write: in the loop, a long read would hold up every
+        other request, where in a thread the GIL would let the loop in every 5 ms.
+        """
+        if self._loop is not None:
+            with self._loop.connect() as connection:  # BEGIN at the first query, then ROLLBACK
+                return read(connection)
+        return await anyio.to_thread.run_sync(self._read_in_thread, read)
+
+    def _read_in_thread(self, read: Callable[[Connection], T]) -> T:
+        with self.engine.connect() as connection:
+            return read(connection)
 
     def read_session(self) -> Session:
         """A session for reads; on SQLite its transaction takes no write lock."""
@@ -115,3 +157,5 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self._loop is not None:
+            self._loop.dispose()

@@ -2,10 +2,15 @@
 
     python bench/server.py PORT DATABASE_URL [CONTENT_DIR]
 
-Production settings, as `ringside serve` runs: one uvicorn worker in this process, uvloop and
-httptools, no access log, logs at warning. The hello endpoint is a plain `def` route returning
-a small JSON object, so it crosses the same middleware and thread pool as the app's routes and
-the ratio of any route to it is the cost of that route's own work.
+Production settings, as `ringside serve` runs: one uvicorn worker in this process, the asyncio loop and
+httptools, no access log, logs at warning, the start-up heap frozen. Two baselines, each added
+after the app's routes and crossing the same middleware:
+
+- `GET /bench/hello`, a plain `def` route returning a small JSON object: it crosses the
+  thread pool as most of the app's routes do, and the targets are ratios to it;
+- `GET /bench/hello-async`, the same as `async def`: no thread-pool hop, the cheapest route
+  the stack serves. The topic page and the queue API are `async` too (app.db's `read`), so
+  the suite prints their ratio to this one as well.
 """
 
 import sys
@@ -16,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import uvicorn  # noqa: E402
 
 from app.config import Settings  # noqa: E402
-from app.main import create_app  # noqa: E402
+from app.main import create_app, freeze_startup_heap  # noqa: E402
 from app.web.observability import uvicorn_options  # noqa: E402
 
 
@@ -31,6 +36,11 @@ def main() -> None:
     def hello() -> dict[str, bool]:
         return {"ok": True}
 
+    @app.get("/bench/hello-async")
+    async def hello_async() -> dict[str, bool]:
+        return {"ok": True}
+
+    freeze_startup_heap()
     uvicorn.run(app, host=settings.host, port=settings.port, **uvicorn_options(settings))
 
 

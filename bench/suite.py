@@ -2,9 +2,10 @@
 
     python bench/suite.py [--duration 10] [--connections 64] [--json FILE]
 
-Starts the app as `ringside serve` runs it (one uvicorn worker per process, uvloop and
+Starts the app as `ringside serve` runs it (one uvicorn worker per process, the asyncio loop and
 httptools, access log off, logs at warning, SQLite in a temporary folder) and loads it over
-loopback with wrk: a bare hello endpoint of the same server, a topic page, the queue API
+loopback with wrk: bare hello endpoints of the same server (`def` and `async def`: see
+bench/server.py), a topic page, the queue API
 (every card overdue: a full page of 50), the review POST and a lab POST. Prints requests/s,
 p50, p99 and each route's share of hello's requests/s; memory at rest and under load;
 start-up time with the ten topics and with a generated 1,000-card content set. These machines
@@ -106,6 +107,7 @@ def load_runs(server: BenchServer, duration: float, connections: int) -> list[Ru
 
     return [
         run("hello", "GET  /bench/hello (baseline, first)", None, "/bench/hello"),
+        run("hello_async", "GET  /bench/hello-async", None, "/bench/hello-async"),
         run(
             "topic",
             f"GET  /topics/{{slug}}, {len(topics)} topics, as a browser",
@@ -144,7 +146,8 @@ def warm_up(server: BenchServer) -> None:
 
 
 def print_runs(runs: list[Run], hello: float) -> None:
-    print(f"{'':44}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'× hello':>9}  target")
+    hello_async = next(r.result.requests_per_s for r in runs if r.name == "hello_async")
+    print(f"{'':44}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'× hello':>9}{'× async':>9}  target")
     for run in runs:
         r = run.result
         share = r.requests_per_s / hello
@@ -155,9 +158,13 @@ def print_runs(runs: list[Run], hello: float) -> None:
         errors = f"  {r.errors:,} ERRORS" if r.errors else ""
         print(
             f"{run.label:44}{r.requests_per_s:8,.0f}{r.p50_ms:9.2f}{r.p99_ms:9.2f}"
-            f"{share:9.2f}  {verdict}{errors}"
+            f"{share:9.2f}{r.requests_per_s / hello_async:9.2f}  {verdict}{errors}"
         )
-    print("× hello: requests/s over the mean of the two hello runs")
+    print(
+        "× hello: requests/s over the mean of the two runs of the `def` hello, the baseline of\n"
+        "the targets; × async: over the `async def` hello's, which skips the thread pool as the\n"
+        "topic page and the queue API do"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     wrk = have_wrk()
     print(
         f"ringside bench: wrk -t2 -c{args.connections}, {args.duration:g} s per run, loopback.\n"
-        "Server: the app as `ringside serve` runs it, one uvicorn worker (uvloop, httptools),\n"
+        "Server: the app as `ringside serve` runs it, one uvicorn worker (asyncio loop, httptools),\n"
         "access log off, logs at warning, SQLite (WAL) in a temporary folder.\n"
     )
     runs: list[Run] = []
@@ -217,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
 
     hello = 0.0
     if runs:
-        hello = sum(r.result.requests_per_s for r in runs if r.name.startswith("hello")) / 2
+        hello = sum(r.result.requests_per_s for r in runs if r.name in ("hello", "hello_last")) / 2
         print_runs(runs, hello)
     else:
         print("load runs: skipped, wrk is not installed (apt-get install wrk)")
@@ -243,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         figures = {
             "hello_rps": hello,
+            "hello_async_rps": next(
+                (r.result.requests_per_s for r in runs if r.name == "hello_async"), 0.0
+            ),
             "runs": [
                 {**asdict(r.result), "name": r.name, "share": r.result.requests_per_s / hello}
                 for r in runs

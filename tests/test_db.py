@@ -5,7 +5,7 @@ from pathlib import Path
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import event, inspect, select, text
+from sqlalchemy import Connection, event, inspect, select, text
 
 from app import migrate
 from app.auth.users import LOCAL_USERNAME, ensure_local_user
@@ -106,3 +106,32 @@ def test_app_start_migrates_and_creates_the_local_user(tmp_path: Path) -> None:
     db = Database(url)
     with db.read_session() as session:
         assert session.scalars(select(User.username)).all() == [LOCAL_USERNAME]
+
+
+def test_reads_run_in_the_event_loop_on_sqlite_and_see_every_commit(tmp_path: Path) -> None:
+    """Database.read: no thread hop on SQLite, and no snapshot kept between reads."""
+    import threading
+
+    import anyio
+
+    db = database(tmp_path)
+    migrate.upgrade(db.engine)
+
+    def count_users(connection: Connection) -> tuple[int, int]:
+        users = connection.execute(text("SELECT count(*) FROM users")).scalar_one()
+        return users, threading.get_ident()
+
+    async def main() -> None:
+        loop_thread = threading.get_ident()
+        assert await db.read(count_users) == (0, loop_thread)
+        with db.write_session() as session:  # committed by another connection
+            ensure_local_user(session)
+        users, _ = await db.read(count_users)
+        assert users == 1
+
+    anyio.run(main)
+    # A read that was left open would pin its snapshot: a full checkpoint could not finish.
+    with db.engine.connect() as connection:
+        busy, _log, _done = connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").one()
+    assert busy == 0
+    db.dispose()

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from fsrs import State
-from sqlalchemy import DateTime, bindparam, text
+from sqlalchemy import Connection, DateTime, bindparam, text
 from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog
-from app.models import CardState
+from app.db import connection_of
 from app.srs import scheduling
 from app.srs.days import as_utc, today_bounds
 from app.srs.settings import Settings
@@ -30,12 +30,11 @@ _DONE_TODAY = text(
     "SELECT was_new, count(*) FROM review_logs"
     " WHERE user_id = :user_id AND reviewed_at >= :start GROUP BY was_new"
 ).bindparams(bindparam("start", type_=DateTime(timezone=True)))
-_SEEN = text("SELECT card_id FROM card_states WHERE user_id = :user_id")
-_FIRST_DUE_AFTER = (
-    text("SELECT min(due) FROM card_states WHERE user_id = :user_id AND due >= :moment")
-    .bindparams(bindparam("moment", type_=DateTime(timezone=True)))
-    .columns(CardState.__table__.c.due)
-)
+# The rest of the user's cards, soonest first: with the due rows, every card the user has
+# seen (so the rest are new), and the first of them is when the next card comes due.
+_LATER_ROWS = text(
+    "SELECT card_id, due FROM card_states WHERE user_id = :user_id AND due >= :end ORDER BY due"
+).bindparams(bindparam("end", type_=DateTime(timezone=True)))
 
 
 def _moment(value: datetime | str) -> datetime:
@@ -63,7 +62,7 @@ class Queue:
 
 
 def build(
-    session: Session,
+    db: Session | Connection,
     user_id: int,
     catalog: Catalog,
     settings: Settings,
@@ -73,12 +72,13 @@ def build(
     limit: int | None = None,
 ) -> Queue:
     start, end = today_bounds(now, settings.timezone, settings.day_boundary_hour)
+    connection = connection_of(db)
 
     # Only rows due before the day ends: the (user_id, due) index keeps this small. A typed
     # `text` query hands back plain rows, without SQLAlchemy's per-row conversions, and the
     # loop below does as little as it can per row: with a backlog of thousands of overdue
     # cards this loop is the queue's cost (bench/review.py).
-    due_rows = session.connection().execute(_DUE_ROWS, {"user_id": user_id, "end": end}).all()
+    due_rows = connection.execute(_DUE_ROWS, {"user_id": user_id, "end": end}).all()
     cards = catalog.card_index
     now_naive = now.astimezone(UTC).replace(tzinfo=None)
     learning, reviews, later_today = [], [], []
@@ -93,8 +93,8 @@ def build(
                 elapsed = (now_naive - datetime.fromisoformat(last_review)).days
             else:
                 elapsed = (now - as_utc(last_review)).days
-            key = -max(elapsed, 0) / stability
-            reviews.append((key, card_id, due, last_review, stability, card))
+            elapsed = max(elapsed, 0)
+            reviews.append((-elapsed / stability, card_id, due, elapsed, stability, card))
             continue
         due = as_utc(_moment(due))
         if due <= now:
@@ -102,30 +102,33 @@ def build(
         else:
             later_today.append(due)
 
+    later_rows = connection.execute(_LATER_ROWS, {"user_id": user_id, "end": end}).all()
     done = {
         bool(was_new): count
-        for was_new, count in session.connection().execute(
-            _DONE_TODAY, {"user_id": user_id, "start": start}
-        )
+        for was_new, count in connection.execute(_DONE_TODAY, {"user_id": user_id, "start": start})
     }
     reviews_left = max(0, settings.max_reviews_per_day - done.get(False, 0))
     new_left = max(0, settings.new_per_day - done.get(True, 0))
 
     learning.sort(key=lambda pair: pair[0])
     chosen_reviews = heapq.nsmallest(reviews_left, reviews, key=lambda row: (row[0], row[1]))
-    new_cards = _new_cards(session, user_id, catalog, topics, new_left)
+    seen = {row[0] for row in due_rows}.union(row[0] for row in later_rows)
+    new_cards = _new_cards(catalog, topics, seen, new_left)
 
     # Only the items asked for become objects: a large backlog is counted, not copied.
     entries = itertools.chain(
         ((card, due, None) for due, card in learning),
         (
-            (card, as_utc(_moment(due)), scheduling.retrievability(s, _moment(last), now))
-            for _key, _id, due, last, s, card in chosen_reviews
+            (card, as_utc(_moment(due)), scheduling.recall(elapsed, stability))
+            for _key, _id, due, elapsed, stability, card in chosen_reviews
         ),
         ((card, None, None) for card in new_cards),
     )
     items = [_item(*entry) for entry in itertools.islice(entries, limit)]
-    next_due = min(later_today) if later_today else _first_due_after(session, user_id, end)
+    if later_today:
+        next_due: datetime | None = min(later_today)
+    else:
+        next_due = as_utc(_moment(later_rows[0][1])) if later_rows else None
     return Queue(
         items=items,
         due_count=len(learning) + len(chosen_reviews),
@@ -138,27 +141,15 @@ def build(
 
 
 def _new_cards(
-    session: Session, user_id: int, catalog: Catalog, topics: set[str] | None, count: int
+    catalog: Catalog, topics: set[str] | None, seen: set[str], count: int
 ) -> list[CardView]:
     """The first `count` cards in reading order that the user has never reviewed."""
     if count <= 0:
         return []
-    # Every card the user has a state for, in one query: the same rows as checking the
-    # catalog in batches, without building a list of bound parameters for each batch.
-    seen = set(session.connection().execute(_SEEN, {"user_id": user_id}).scalars())
     unseen = (
         c for c in catalog.cards if c.id not in seen and (topics is None or c.topic_slug in topics)
     )
     return list(itertools.islice(unseen, count))
-
-
-def _first_due_after(session: Session, user_id: int, moment: datetime) -> datetime | None:
-    due = (
-        session.connection()
-        .execute(_FIRST_DUE_AFTER, {"user_id": user_id, "moment": moment})
-        .scalar()
-    )
-    return as_utc(due) if due else None
 
 
 def _item(card: CardView, due: datetime | None, r: float | None) -> QueueItem:

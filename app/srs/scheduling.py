@@ -166,6 +166,11 @@ def retrievability(stability: float | None, last_review: datetime | None, now: d
         elapsed_days = max(0, (now.replace(tzinfo=None) - last_review).days)
     else:
         elapsed_days = max(0, (now - last_review).days)
+    return recall(elapsed_days, stability)
+
+
+def recall(elapsed_days: int, stability: float) -> float:
+    """FSRS's forgetting curve: the probability of recall after whole days elapsed."""
     return float((1 + _FACTOR * elapsed_days / stability) ** _DECAY)
 
 

@@ -6,9 +6,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fsrs import Rating
 from fsrs import ReviewLog as FsrsLog
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import Connection, Table, bindparam, select
 from sqlalchemy.orm import Session
 
+from app.db import connection_of
 from app.models import CardState, ReviewLog, ReviewSettings
 from app.srs import scheduling
 from app.srs.days import as_utc
@@ -34,9 +35,9 @@ LIMITS = {
 }
 
 
-def load(session: Session, user_id: int) -> Settings:
+def load(db: Session | Connection, user_id: int) -> Settings:
     """The user's settings, or the defaults; read through Core as every grade needs them."""
-    row = session.connection().execute(_LOAD, {"user_id": user_id}).first()
+    row = connection_of(db).execute(_LOAD, {"user_id": user_id}).first()
     if row is None:
         return Settings()
     return Settings(**{f.name: getattr(row, f.name) for f in fields(Settings)})

@@ -5,10 +5,11 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from fsrs import State
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import Connection, bindparam, select, text
 from sqlalchemy.orm import Session
 
 from app.content.catalog import Catalog, Topic
+from app.db import connection_of
 from app.models import CardState, ReviewLog
 from app.srs import scheduling
 from app.srs.days import as_utc, study_day
@@ -69,12 +70,12 @@ _TOPIC_STATES = (
 )
 
 
-def topic_mastery(session: Session, user_id: int, topic: Topic, now: datetime) -> float:
-    """`mastery` for one topic, reading only its cards' states."""
+def topic_mastery(db: Session | Connection, user_id: int, topic: Topic, now: datetime) -> float:
+    """`mastery` for one topic, reading only its cards' states (one query by index)."""
     if not topic.cards:
         return 0.0
     card_ids = [card.id for card in topic.cards]
-    rows = session.execute(_TOPIC_STATES, {"user_id": user_id, "card_ids": card_ids})
+    rows = connection_of(db).execute(_TOPIC_STATES, {"user_id": user_id, "card_ids": card_ids})
     recall = sum(scheduling.retrievability(stability, last, now) for stability, last in rows)
     return recall / len(topic.cards)
 

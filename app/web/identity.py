@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from fastapi import HTTPException, Request
+from starlette.concurrency import run_in_threadpool
 
 from app.auth import accounts
 from app.srs.days import as_utc
@@ -58,7 +59,7 @@ def _now(request: Request) -> datetime:
 
 
 def identify(request: Request) -> Identity | None:
-    """Resolve the caller once per request (cached on request.state)."""
+    """Resolve the caller once per request (cached on request.state); may read and write."""
     if hasattr(request.state, "identity"):
         return request.state.identity  # type: ignore[no-any-return]
     found = _resolve(request)
@@ -66,16 +67,67 @@ def identify(request: Request) -> Identity | None:
     return found
 
 
+async def identify_in_loop(request: Request) -> Identity | None:
+    """`identify` for the event loop: a worker thread only for what needs one.
+
+    A thread-pool hop costs more than a small request's own work (bench/suite.py), and most
+    callers need none: an API call in local mode or a signed-out visitor needs no database,
+    and a session cookie is one short read (on SQLite, in the loop: Database.read).
+    Writes (a new session, last_seen_at refreshed once a minute) and API tokens go to a
+    thread.
+    """
+    if hasattr(request.state, "identity"):
+        return request.state.identity  # type: ignore[no-any-return]
+    if not _needs_database(request):
+        found = _resolve(request)
+    else:
+        found = await _live_session(request) or await run_in_threadpool(_resolve, request)
+    request.state.identity = found
+    return found
+
+
+def _bearer(request: Request) -> str | None:
+    value = request.headers.get("authorization", "")
+    return value[7:].strip() if value.lower().startswith("bearer ") else None
+
+
+def _wants_page(request: Request) -> bool:
+    return request.method == "GET" and "text/html" in request.headers.get("accept", "")
+
+
+def _is_local(request: Request) -> bool:
+    return bool(request.app.state.settings.auth_mode == "local")
+
+
+def _needs_database(request: Request) -> bool:
+    if _bearer(request) is not None or request.cookies.get(cookie_name(request)):
+        return True
+    return _is_local(request) and _wants_page(request)  # a browser gets a session
+
+
+async def _live_session(request: Request) -> Identity | None:
+    """The caller's session, when a cookie names a live one that needs no write; else None."""
+    cookie = request.cookies.get(cookie_name(request))
+    if not cookie or _bearer(request) is not None:
+        return None
+    now, rules = _now(request), policy(request)
+    live = await request.app.state.database.read(
+        lambda connection: accounts.find_session(connection, cookie, now, rules)
+    )
+    if live is None or now - live.last_seen_at > TOUCH_EVERY:
+        return None  # the thread refreshes last_seen_at, or starts a session in local mode
+    return Identity(live.user_id, "session", live.id, live.csrf_token)
+
+
 def _resolve(request: Request) -> Identity | None:
     database = request.app.state.database
     now = _now(request)
     rules = policy(request)
-    local = request.app.state.settings.auth_mode == "local"
 
-    bearer = request.headers.get("authorization", "")
-    if bearer.lower().startswith("bearer "):
+    bearer = _bearer(request)
+    if bearer is not None:
         with database.read_session() as session:
-            token = accounts.find_token(session, bearer[7:].strip(), rules)
+            token = accounts.find_token(session, bearer, rules)
             found_token = (token.id, token.user_id, token.last_used_at) if token else None
         if found_token is None:
             raise HTTPException(status_code=401, detail="Unknown or revoked API token.")
@@ -88,19 +140,17 @@ def _resolve(request: Request) -> Identity | None:
     cookie = request.cookies.get(cookie_name(request))
     if cookie:
         with database.read_session() as session:
-            row = accounts.find_session(session, cookie, now, rules)
-            found = (row.id, row.user_id, row.csrf_token, row.last_seen_at) if row else None
-        if found:
-            session_id, user_id, csrf, last_seen = found
-            if now - as_utc(last_seen) > TOUCH_EVERY:
+            live = accounts.find_session(session, cookie, now, rules)
+        if live:
+            if now - live.last_seen_at > TOUCH_EVERY:
                 with database.write_session() as session:
-                    accounts.touch(session, session_id, now)
-            return Identity(user_id, "session", session_id, csrf)
+                    accounts.touch(session, live.id, now)
+            return Identity(live.user_id, "session", live.id, live.csrf_token)
 
-    if not local:
+    if not _is_local(request):
         return None
     local_id: int = request.app.state.local_user_id
-    if request.method == "GET" and "text/html" in request.headers.get("accept", ""):
+    if _wants_page(request):
         # A browser in local mode gets a session too, so its forms carry a CSRF token.
         with database.write_session() as session:
             value, row = accounts.start_session(session, local_id, now, rules)
@@ -111,9 +161,7 @@ def _resolve(request: Request) -> Identity | None:
 
 async def get_user_id(request: Request) -> int:
     """The signed-in user (or the local profile), after the CSRF check on writes."""
-    from starlette.concurrency import run_in_threadpool
-
-    identity = await run_in_threadpool(identify, request)
+    identity = await identify_in_loop(request)
     if identity is None:
         if request.url.path.startswith("/api/"):
             raise HTTPException(
@@ -151,10 +199,8 @@ def csrf_token(request: Request) -> str:
 async def require_signed_in(request: Request) -> None:
     """Router dependency in accounts mode: content pages too are for members only."""
     if request.app.state.settings.auth_mode != "accounts":
-        return  # decided in the event loop: a thread-pool hop per request costs (bench/)
-    from starlette.concurrency import run_in_threadpool
-
-    if await run_in_threadpool(identify, request) is None:
+        return
+    if await identify_in_loop(request) is None:
         if request.url.path.startswith("/api/"):
             raise HTTPException(
                 status_code=401,

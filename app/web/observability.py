@@ -85,10 +85,21 @@ def configure_logging(level: str) -> None:
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
-    """How uvicorn should log: through the JSON handler above, without its own access log."""
-    # The access log costs a third of a small request's throughput (reference: perf.md);
-    # the request lines above replace it when RINGSIDE_LOG_LEVEL=info.
-    return {"log_config": None, "log_level": settings.log_level, "access_log": False}
+    """How uvicorn should serve and log: logs through the JSON handler above, no access log.
+
+    The access log costs a third of a small request's throughput (reference: perf.md); the
+    request lines above replace it when RINGSIDE_LOG_LEVEL=info. httptools parses HTTP (twice
+    h11's speed); the event loop is asyncio's own, not uvloop: the topic page and the queue
+    API run in the loop, and under 64 connections uvloop left some of them waiting over a
+    second (p99 1.4 s, against asyncio's 0.13-0.18 s at the same requests/s; bench/suite.py).
+    """
+    return {
+        "log_config": None,
+        "log_level": settings.log_level,
+        "access_log": False,
+        "loop": "asyncio",
+        "http": "httptools",
+    }
 
 
 class RequestIdMiddleware:

@@ -1,12 +1,14 @@
 """Review over HTTP: the queue page, grading (keyboard, forms, JSON), undo."""
 
 import uuid
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from app.content.catalog import Catalog
@@ -113,10 +115,9 @@ def grade_card(
 
 
 @router.get("/api/review/queue", tags=["review"])
-def queue_api(
-    request: Request,
+async def queue_api(
     catalog: CatalogDep,
-    session: SessionDep,
+    database: DatabaseDep,
     user_id: UserDep,
     now: NowDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
@@ -124,8 +125,23 @@ def queue_api(
 ) -> QueueOut:
     """Today's queue: due learning cards, due reviews (lowest recall first), then new cards."""
     topics = check_topics(catalog, topic)
-    settings = srs_settings.load(session, user_id)
-    built = queue.build(session, user_id, catalog, settings, now, topics=topics, limit=limit)
+    # Asked for before every review: `async`, so on SQLite no thread-pool hop (Database.read)
+    # and the answer is checked in the event loop (a `def` route hops again for that).
+    return await database.read(
+        lambda connection: queue_out(connection, catalog, user_id, now, topics, limit)
+    )
+
+
+def queue_out(
+    connection: Connection,
+    catalog: Catalog,
+    user_id: int,
+    now: datetime,
+    topics: set[str] | None,
+    limit: int,
+) -> QueueOut:
+    settings = srs_settings.load(connection, user_id)
+    built = queue.build(connection, user_id, catalog, settings, now, topics=topics, limit=limit)
     cards = []
     for item in built.items:
         view = catalog.card(item.card_id)

@@ -83,7 +83,12 @@ class TopicPages:
         self._pages: dict[str, TopicPage] = {}
         self._lock = threading.Lock()
 
+    def rendered(self, topic: Topic) -> TopicPage | None:
+        """The topic's page if it has been rendered already (cheap: for the event loop)."""
+        return self._pages.get(topic.slug)
+
     def page(self, topic: Topic, catalog: Catalog) -> TopicPage:
+        """The topic's page, rendered now if this is the first request for it."""
         page = self._pages.get(topic.slug)
         if page is None:
             with self._lock:  # the first requests for a topic wait for one render

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
+from starlette.concurrency import run_in_threadpool
 
 from app.content.catalog import CardView
 from app.content.render import Renderer
@@ -17,6 +18,7 @@ from app.web.api_models import CardOut, TopicOut, TopicSummaryOut
 from app.web.deps import (
     CardDep,
     CatalogDep,
+    DatabaseDep,
     NowDep,
     RendererDep,
     SessionDep,
@@ -66,24 +68,29 @@ def draws(renderer: Renderer, cards: Iterable[CardView]) -> dict[str, DrawView]:
 
 
 @router.get("/topics/{slug}", response_class=HTMLResponse, include_in_schema=False)
-def topic_page(
+async def topic_page(
     request: Request,
     topic: TopicDep,
     catalog: CatalogDep,
     templates: TemplatesDep,
     pages: TopicPagesDep,
-    session: SessionDep,
+    database: DatabaseDep,
     user_id: UserDep,
     now: NowDep,
 ) -> HTMLResponse:
-    """The essay and cards come pre-rendered (app.web.topic_pages); only the frame is new."""
-    context = {
-        "request": request,
-        "topic": topic,
-        "mastery": stats.topic_mastery(session, user_id, topic, now),
-    }
+    """The essay and cards come pre-rendered (app.web.topic_pages); only the frame is new.
+
+    The most visited page, and its own work is small: one short read and the frame. So it
+    is `async`: on SQLite it needs no thread-pool hop at all (Database.read).
+    """
+    mastery = await database.read(lambda db: stats.topic_mastery(db, user_id, topic, now))
+    # The first request for a topic renders its body: tens of milliseconds, so in a thread.
+    page = pages.rendered(topic)
+    if page is None:
+        page = await run_in_threadpool(pages.page, topic, catalog)
+    context = {"request": request, "topic": topic, "mastery": mastery}
     frame = templates.get_template("topics/show.html")
-    return pages.page(topic, catalog).respond(frame, context, csrf_token(request))
+    return page.respond(frame, context, csrf_token(request))
 
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse, include_in_schema=False)

@@ -409,3 +409,26 @@ def test_local_mode_refuses_to_listen_beyond_this_machine(tmp_path: object) -> N
     )  # fmt: skip
     assert result.returncode == 1
     assert "RINGSIDE_AUTH_MODE=accounts" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_session_is_marked_seen_at_most_once_a_minute(
+    accounts: ClientFactory, clock: FakeClock
+) -> None:
+    """Requests read the session without writing; activity is recorded once a minute."""
+    client = accounts()
+    register(client, "ada")
+    database = client.app.state.database  # type: ignore[attr-defined]
+
+    def last_seen() -> datetime:
+        with database.read_session() as session:
+            seen = session.scalars(select(AuthSession.last_seen_at)).one()
+        return seen.replace(tzinfo=UTC) if seen.tzinfo is None else seen
+
+    signed_in = last_seen()
+    clock.advance(seconds=30)
+    assert client.get("/topics/alpha").status_code == 200
+    assert client.get("/api/review/queue").status_code == 200
+    assert last_seen() == signed_in
+    clock.advance(seconds=31)
+    assert client.get("/topics/alpha").status_code == 200
+    assert last_seen() == clock.now
