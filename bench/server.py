@@ -2,9 +2,9 @@
 
     python bench/server.py PORT DATABASE_URL [CONTENT_DIR]
 
-Production settings, as `ringside serve` runs: one uvicorn worker in this process, the asyncio loop and
-httptools, no access log, logs at warning, the start-up heap frozen. Two baselines, each added
-after the app's routes and crossing the same middleware:
+Production settings, as `ringside serve` runs: one uvicorn worker in this process, the asyncio
+loop and httptools, no access log, logs at warning, the start-up heap frozen. Two baselines,
+each added after the app's routes and crossing the same middleware:
 
 - `GET /bench/hello`, a plain `def` route returning a small JSON object: it crosses the
   thread pool as most of the app's routes do, and the targets are ratios to it;

@@ -179,8 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     wrk = have_wrk()
     print(
         f"ringside bench: wrk -t2 -c{args.connections}, {args.duration:g} s per run, loopback.\n"
-        "Server: the app as `ringside serve` runs it, one uvicorn worker (asyncio loop, httptools),\n"
-        "access log off, logs at warning, SQLite (WAL) in a temporary folder.\n"
+        "Server: the app as `ringside serve` runs it, one uvicorn worker (the asyncio loop,\n"
+        "httptools), access log off, logs at warning, SQLite (WAL) in a temporary folder.\n"
     )
     runs: list[Run] = []
     startups: list[Startup] = []
