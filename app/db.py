@@ -24,7 +24,7 @@ import anyio
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import SingletonThreadPool
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -37,10 +37,11 @@ T = TypeVar("T")
 POOL_SIZE, POOL_OVERFLOW = 20, 30  # enough for every worker thread of one process
 
 
-def create_db_engine(url: str, *, single_connection: bool = False) -> Engine:
+def create_db_engine(url: str, *, per_thread: bool = False) -> Engine:
     """An engine for `url`; on SQLite the folder is created and every connection configured.
 
-    `single_connection` (SQLite only): one connection, reused, for the event loop's reads.
+    `per_thread` (SQLite only): a connection of its own for each thread that uses the engine,
+    kept open, for reads in the event loop (in a server, its thread is the only one).
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "postgresql":
@@ -53,8 +54,8 @@ def create_db_engine(url: str, *, single_connection: bool = False) -> Engine:
     # A connection per worker thread (anyio runs 40): a smaller pool makes requests queue
     # for connections under load, and past pool_timeout fail. SQLite connections are cheap.
     pool: dict[str, Any] = (
-        {"poolclass": StaticPool}
-        if single_connection
+        {"poolclass": SingletonThreadPool}
+        if per_thread
         else {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW}
     )
     engine = create_engine(url, connect_args={"check_same_thread": False}, **pool)
@@ -123,7 +124,7 @@ class Database:
         in_memory = make_url(url).database in (None, "", ":memory:")
         self._loop: Engine | None = None
         if is_sqlite and not in_memory:
-            self._loop = create_db_engine(url, single_connection=True)
+            self._loop = create_db_engine(url, per_thread=True)
 
     async def read(self, read: Callable[[Connection], T]) -> T:
         """`read(connection)` for a request: in the event loop on SQLite, in a thread elsewhere.
