@@ -41,6 +41,7 @@ VOLUME ["/data"]
 EXPOSE 8000
 # uvicorn stops on SIGTERM (docker stop): requests in flight finish, then the app exits.
 STOPSIGNAL SIGTERM
+# Asks the port the app listens on (RINGSIDE_PORT), so the check follows a changed port.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=30s --retries=3 \
-    CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status != 200)"]
+    CMD ["python", "-c", "import os, sys, urllib.request; port = os.environ.get('RINGSIDE_PORT', '8000'); sys.exit(urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=2).status != 200)"]
 CMD ["ringside", "serve"]
