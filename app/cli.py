@@ -1,5 +1,6 @@
 """The `ringside` command: serve, content check, db upgrade|backup, export, import, bench."""
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -60,7 +61,7 @@ def serve(
             "RINGSIDE_AUTH_MODE=accounts RINGSIDE_SECRET_KEY=<32+ random characters>"
         )
     try:
-        app = create_app(settings)
+        app = create_app(settings, load_processes=os.cpu_count() or 1)
     except (ContentError, ConfigError, CorruptDatabaseError) as error:
         fail(str(error))
     except SQLAlchemyError as error:
@@ -103,7 +104,7 @@ def content_check(
 
     settings = load_settings(content_dir=content_dir)
     try:
-        catalog = load_catalog(settings.content_dir)
+        catalog = load_catalog(settings.content_dir, processes=os.cpu_count() or 1)
         lab_titles = {name: spec.title for name, spec in LABS.items()}
         glossary = load_glossary(settings.content_dir, catalog, lab_titles)
     except ContentError as error:

@@ -67,8 +67,13 @@ def policy_of(settings: Settings) -> Policy:
     )
 
 
-def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, clock: Clock = utc_now, *, load_processes: int = 1
+) -> FastAPI:
     """Build the app: load and render the content, migrate the database, mount the routers.
+
+    `load_processes`: how many processes render a large content set (app.content.loader);
+    `ringside serve` passes the number of cores.
 
     Raises ContentError when a content file is broken, and CorruptDatabaseError when the
     SQLite file fails quick_check, before anything listens.
@@ -76,7 +81,7 @@ def create_app(settings: Settings | None = None, clock: Clock = utc_now) -> Fast
     settings = settings or Settings()
     auth_policy = policy_of(settings)
     renderer = Renderer()
-    catalog = load_catalog(settings.content_dir, renderer, STARTUP_TRIAL_DRAWS)
+    catalog = load_catalog(settings.content_dir, renderer, STARTUP_TRIAL_DRAWS, load_processes)
     lab_titles = {name: spec.title for name, spec in LABS.items()}
     glossary = load_glossary(settings.content_dir, catalog, lab_titles, renderer)
     startup.prepare(settings, clock())  # refuses a damaged SQLite file; daily backup

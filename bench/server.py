@@ -13,6 +13,7 @@ each added after the app's routes and crossing the same middleware:
   the suite prints their ratio to this one as well.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -30,7 +31,7 @@ def main() -> None:
     settings = Settings(database_url=url, host="127.0.0.1", port=port)
     if len(sys.argv) > 3:
         settings = settings.model_copy(update={"content_dir": Path(sys.argv[3])})
-    app = create_app(settings)
+    app = create_app(settings, load_processes=os.cpu_count() or 1)  # as `ringside serve`
 
     @app.get("/bench/hello")
     def hello() -> dict[str, bool]:

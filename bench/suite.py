@@ -63,7 +63,7 @@ class Startup:
     topics: int
     cards: int
     seconds: float
-    cpu_seconds: float  # the wall time on a machine with a core to spare
+    cpu_seconds: float  # with its worker processes': one core's wall time, without waiting
     rss_mb: float
 
 

@@ -1,8 +1,12 @@
 """Read content/topics/*.md into a Catalog, or fail with one line naming file, line and problem."""
 
+import multiprocessing
 import os
 import random
 import re
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +36,7 @@ from app.content.schema import CARD_KINDS, CARD_MODELS, Card, FrontMatter, Numer
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 DRILL_TRIAL_DRAWS = 12
+PARALLEL_FROM = 24  # topic files; below this, forking costs more than it saves
 # Start-up draws each drill fewer times: a template that cannot be filled fails on any draw, and
 # `ringside content check` (run before content ships) still draws twelve. Saves a fifth of
 # start-up with a large content set (bench/suite.py).
@@ -47,6 +52,9 @@ class ContentError(Exception):
         self.path, self.line, self.message = path, line, message
         super().__init__(f"{_display(path)}:{line}: {message}")
 
+    def __reduce__(self) -> tuple[type["ContentError"], tuple[Path, int, str]]:
+        return ContentError, (self.path, self.line, self.message)  # back from a worker
+
 
 def _display(path: Path) -> str:
     try:
@@ -56,17 +64,47 @@ def _display(path: Path) -> str:
 
 
 def load_catalog(
-    content_dir: Path, renderer: Renderer | None = None, trial_draws: int = DRILL_TRIAL_DRAWS
+    content_dir: Path,
+    renderer: Renderer | None = None,
+    trial_draws: int = DRILL_TRIAL_DRAWS,
+    processes: int = 1,
 ) -> Catalog:
-    """Every topic under content_dir/topics, validated and rendered."""
+    """Every topic under content_dir/topics, validated and rendered.
+
+    With `processes` > 1 on Linux, a large set (PARALLEL_FROM files or more) is loaded by that
+    many forked processes: rendering is CPU work the GIL keeps to one core, and most of
+    start-up with a thousand cards (bench/suite.py). Only for a process that runs no other
+    threads yet, as `ringside serve` at start-up: a fork copies no thread but could copy a
+    lock another thread holds.
+    """
     renderer = renderer or Renderer()
     topics_dir = content_dir / "topics"
     files = sorted(topics_dir.glob("*.md")) if topics_dir.is_dir() else []
     if not files:
         raise ContentError(topics_dir, 0, "no topic files (NN-slug.md) found")
-    topics = [load_topic(path, renderer, trial_draws) for path in files]
+    if processes > 1 and len(files) >= PARALLEL_FROM and sys.platform == "linux":
+        topics = _load_in_processes(files, trial_draws, processes)
+    else:
+        topics = [load_topic(path, renderer, trial_draws) for path in files]
     _check_across(topics)
     return Catalog(topics)
+
+
+def _load_in_processes(files: list[Path], trial_draws: int, processes: int) -> list[Topic]:
+    """The topics in file order; the first file's error in that order, as in one process."""
+    context = multiprocessing.get_context("fork")  # the children need no imports of their own
+    with ProcessPoolExecutor(processes, mp_context=context) as pool:
+        chunk = max(1, len(files) // (processes * 4))  # small chunks: topics differ in size
+        return list(pool.map(_load_in_worker, files, [trial_draws] * len(files), chunksize=chunk))
+
+
+@cache
+def _worker_renderer() -> Renderer:
+    return Renderer()
+
+
+def _load_in_worker(path: Path, trial_draws: int) -> Topic:
+    return load_topic(path, _worker_renderer(), trial_draws)
 
 
 def _check_across(topics: list[Topic]) -> None:

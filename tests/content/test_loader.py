@@ -233,3 +233,35 @@ def test_not_utf8(tmp_path: Path) -> None:
     path = write_topic(tmp_path)
     path.write_bytes(path.read_bytes() + b"\xff\xfe bad")
     assert_error(tmp_path, path, 1, "not UTF-8")
+
+
+def _large_set(tmp_path: Path) -> Path:
+    """PARALLEL_FROM or more topic files: copies of the fixture topics."""
+    from app.content.loader import PARALLEL_FROM
+    from bench.synthetic import write_content
+
+    per_copy = len(load_catalog(FIXTURE_CONTENT).cards)
+    write_content(FIXTURE_CONTENT, tmp_path, cards=per_copy * PARALLEL_FROM)
+    assert len(list((tmp_path / "topics").glob("*.md"))) >= PARALLEL_FROM
+    return tmp_path
+
+
+def test_a_large_set_loads_the_same_in_several_processes(tmp_path: Path) -> None:
+    content = _large_set(tmp_path)
+    alone, together = load_catalog(content), load_catalog(content, processes=2)
+    assert [t.slug for t in together.topics] == [t.slug for t in alone.topics]
+    assert together.topics == alone.topics  # essays, cards and their HTML, field by field
+
+
+def test_several_processes_report_the_first_broken_file_as_one_would(tmp_path: Path) -> None:
+    content = _large_set(tmp_path)
+    files = sorted((content / "topics").glob("*.md"))
+    for broken in (files[3], files[-2]):  # the first in file order wins, as when loading alone
+        text = broken.read_text()
+        broken.write_text(text.replace("$", "$\\frac{", 1))
+    with pytest.raises(ContentError) as alone:
+        load_catalog(content)
+    with pytest.raises(ContentError) as together:
+        load_catalog(content, processes=2)
+    assert str(together.value) == str(alone.value)
+    assert (together.value.path, together.value.line) == (files[3], alone.value.line)
