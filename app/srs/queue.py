@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog
 from app.db import connection_of
+from app.models import CardState
 from app.srs import scheduling
 from app.srs.days import as_utc, today_bounds
 from app.srs.settings import Settings
@@ -30,11 +31,13 @@ _DONE_TODAY = text(
     "SELECT was_new, count(*) FROM review_logs"
     " WHERE user_id = :user_id AND reviewed_at >= :start GROUP BY was_new"
 ).bindparams(bindparam("start", type_=DateTime(timezone=True)))
-# The rest of the user's cards, soonest first: with the due rows, every card the user has
-# seen (so the rest are new), and the first of them is when the next card comes due.
-_LATER_ROWS = text(
-    "SELECT card_id, due FROM card_states WHERE user_id = :user_id AND due >= :end ORDER BY due"
-).bindparams(bindparam("end", type_=DateTime(timezone=True)))
+# Every card the user has seen, from the (user_id, card_id) index alone: the rest are new.
+_SEEN = text("SELECT card_id FROM card_states WHERE user_id = :user_id")
+_FIRST_DUE_AFTER = (
+    text("SELECT min(due) FROM card_states WHERE user_id = :user_id AND due >= :moment")
+    .bindparams(bindparam("moment", type_=DateTime(timezone=True)))
+    .columns(CardState.__table__.c.due)
+)
 
 
 def _moment(value: datetime | str) -> datetime:
@@ -102,7 +105,6 @@ def build(
         else:
             later_today.append(due)
 
-    later_rows = connection.execute(_LATER_ROWS, {"user_id": user_id, "end": end}).all()
     done = {
         bool(was_new): count
         for was_new, count in connection.execute(_DONE_TODAY, {"user_id": user_id, "start": start})
@@ -112,8 +114,7 @@ def build(
 
     learning.sort(key=lambda pair: pair[0])
     chosen_reviews = heapq.nsmallest(reviews_left, reviews, key=lambda row: (row[0], row[1]))
-    seen = {row[0] for row in due_rows}.union(row[0] for row in later_rows)
-    new_cards = _new_cards(catalog, topics, seen, new_left)
+    new_cards = _new_cards(connection, user_id, catalog, topics, new_left)
 
     # Only the items asked for become objects: a large backlog is counted, not copied.
     entries = itertools.chain(
@@ -125,10 +126,7 @@ def build(
         ((card, None, None) for card in new_cards),
     )
     items = [_item(*entry) for entry in itertools.islice(entries, limit)]
-    if later_today:
-        next_due: datetime | None = min(later_today)
-    else:
-        next_due = as_utc(_moment(later_rows[0][1])) if later_rows else None
+    next_due = min(later_today) if later_today else _first_due_after(connection, user_id, end)
     return Queue(
         items=items,
         due_count=len(learning) + len(chosen_reviews),
@@ -141,15 +139,22 @@ def build(
 
 
 def _new_cards(
-    catalog: Catalog, topics: set[str] | None, seen: set[str], count: int
+    connection: Connection, user_id: int, catalog: Catalog, topics: set[str] | None, count: int
 ) -> list[CardView]:
     """The first `count` cards in reading order that the user has never reviewed."""
     if count <= 0:
         return []
+    # One query, fetched at once: fewer round trips than asking about the catalog in batches.
+    seen = {card_id for (card_id,) in connection.execute(_SEEN, {"user_id": user_id}).all()}
     unseen = (
         c for c in catalog.cards if c.id not in seen and (topics is None or c.topic_slug in topics)
     )
     return list(itertools.islice(unseen, count))
+
+
+def _first_due_after(connection: Connection, user_id: int, moment: datetime) -> datetime | None:
+    due = connection.execute(_FIRST_DUE_AFTER, {"user_id": user_id, "moment": moment}).scalar()
+    return as_utc(due) if due else None
 
 
 def _item(card: CardView, due: datetime | None, r: float | None) -> QueueItem:
