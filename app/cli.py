@@ -161,8 +161,12 @@ def db_backup(
     except (backup.BackupError, OSError) as error:
         fail(str(error))
         return
-    # The backup folder keeps the newest RINGSIDE_BACKUP_KEEP; a folder given with --to is yours.
-    removed = backup.rotate(folder, settings.backup_keep) if to is None else []
+    # The backup folder is rotated as the automatic backups are; a folder given with --to is yours.
+    removed = (
+        backup.rotate(folder, settings.backup_keep, settings.backup_keep_weekly)
+        if to is None
+        else []
+    )
     pruned = f"; removed {len(removed)} older" if removed else ""
     typer.echo(f"backup written to {taken.path} ({taken.size:,} bytes), integrity_check ok{pruned}")
 

@@ -29,7 +29,13 @@ class Settings(BaseSettings):
     backup_keep: int = Field(
         default=12,
         ge=0,
-        description="Daily automatic backups to keep (taken at start-up); 0 turns them off.",
+        description="Daily automatic backups to keep (taken at start-up and once a day while "
+        "the server runs); 0 turns them off.",
+    )
+    backup_keep_weekly: int = Field(
+        default=10,
+        ge=0,
+        description="Beyond those, the newest backup of each of this many past weeks.",
     )
     secret_key: SecretStr | None = Field(
         default=None,

@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
+import anyio
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
@@ -17,7 +18,7 @@ from app.content.glossary import load_glossary
 from app.content.loader import STARTUP_TRIAL_DRAWS, load_catalog
 from app.content.render import Renderer
 from app.content.search import SearchIndex
-from app.datasafety import startup
+from app.datasafety import backup, startup
 from app.db import Database
 from app.web import (
     auth,
@@ -92,7 +93,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        yield
+        async with anyio.create_task_group() as background:
+            if backup.sqlite_path(settings.database_url) and settings.backup_keep > 0:
+                background.start_soon(startup.keep_backing_up, settings, clock)
+            yield
+            background.cancel_scope.cancel()
         database.dispose()
 
     docs = settings.api_docs if settings.api_docs is not None else settings.auth_mode == "local"

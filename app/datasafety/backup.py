@@ -103,18 +103,33 @@ def take(database: Path, directory: Path, now: datetime) -> Backup:
     return Backup(final, now.astimezone(UTC).replace(microsecond=0), final.stat().st_size)
 
 
-def rotate(directory: Path, keep: int) -> list[Path]:
-    """Delete all but the newest `keep` backups (0 keeps them all); returns what was deleted."""
+def rotate(directory: Path, keep: int, keep_weekly: int = 0) -> list[Path]:
+    """Delete all but the newest `keep` backups and the newest of each of the last
+    `keep_weekly` ISO weeks that have one (0 for `keep` keeps them all); returns what went.
+
+    Two tiers, as Anki and restic keep them: the days just past in detail, and a few weeks
+    further back for a mistake found late.
+    """
     if keep <= 0:
         return []
-    old = [b.path for b in list_backups(directory)[keep:]]
+    found = list_backups(directory)  # newest first
+    kept = {b.path for b in found[:keep]}
+    weeks: set[tuple[int, int]] = set()
+    for candidate in found:
+        week = candidate.taken_at.isocalendar()[:2]
+        if week not in weeks and len(weeks) < keep_weekly:
+            weeks.add(week)
+            kept.add(candidate.path)  # the newest backup of its week
+    old = [b.path for b in found if b.path not in kept]
     for path in old:
         path.unlink(missing_ok=True)  # another process may have rotated it already
     return old
 
 
-def take_if_due(database: Path, directory: Path, keep: int, now: datetime) -> Backup | None:
-    """The daily automatic backup: taken when the newest is a day old, then rotated to `keep`.
+def take_if_due(
+    database: Path, directory: Path, keep: int, now: datetime, keep_weekly: int = 0
+) -> Backup | None:
+    """The daily automatic backup: taken when the newest is a day old, then rotated.
 
     Never raises: a backup that cannot be taken is logged and the app starts anyway.
     """
@@ -128,5 +143,5 @@ def take_if_due(database: Path, directory: Path, keep: int, now: datetime) -> Ba
     except (BackupError, OSError) as error:
         logger.warning("automatic backup skipped: %s", error)
         return None
-    rotate(directory, keep)
+    rotate(directory, keep, keep_weekly)
     return taken

@@ -6,14 +6,19 @@ in the middle of a review.
 """
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from datetime import datetime
 from pathlib import Path
+
+import anyio
 
 from app import migrate
 from app.config import Settings
 from app.datasafety import backup
 from app.db import Database
+
+BACKUP_CHECK_S = 3600.0  # how often a running server asks whether the daily backup is due
 
 
 class CorruptDatabaseError(Exception):
@@ -66,7 +71,31 @@ def prepare(settings: Settings, now: datetime) -> None:
     problem = quick_check(database)
     if problem is not None:
         raise CorruptDatabaseError(refusal(database, problem, directory))
-    backup.take_if_due(database, directory, settings.backup_keep, now)
+    take_due_backup(settings, now)
+
+
+def take_due_backup(settings: Settings, now: datetime) -> backup.Backup | None:
+    """The daily backup of a SQLite database, if a day has passed since the newest; never
+    raises (a failure is logged)."""
+    database = backup.sqlite_path(settings.database_url)
+    if database is None or not database.is_file():
+        return None
+    directory = backup_dir(settings, database)
+    keep, weekly = settings.backup_keep, settings.backup_keep_weekly
+    return backup.take_if_due(database, directory, keep, now, weekly)
+
+
+async def keep_backing_up(
+    settings: Settings, clock: Callable[[], datetime], every_s: float = BACKUP_CHECK_S
+) -> None:
+    """While the server runs: every `every_s`, the daily backup if one is due.
+
+    A server that runs for weeks would otherwise have only the backup of its start-up. The
+    copy runs in a worker thread: it reads the whole file.
+    """
+    while True:
+        await anyio.sleep(every_s)
+        await anyio.to_thread.run_sync(take_due_backup, settings, clock())
 
 
 def open_database(settings: Settings, now: datetime) -> Database:

@@ -133,3 +133,51 @@ def test_a_backup_that_cannot_be_written_does_not_stop_the_app(tmp_path: Path) -
     app = create_app(settings_for(tmp_path, backup_dir=blocked), clock=clock)
     with TestClient(app) as client:
         assert client.get("/api/review/queue").status_code == 200
+
+
+def test_rotation_keeps_recent_days_and_one_backup_a_week_before_them(tmp_path: Path) -> None:
+    used_database(tmp_path, FakeClock(START))
+    database, folder = tmp_path / "ringside.db", tmp_path / "backups"
+    days = [START + timedelta(days=d) for d in range(40)]  # a daily backup for 40 days
+    for day in days:
+        backup.take_if_due(database, folder, 5, day, keep_weekly=4)
+    kept = [b.taken_at for b in backup.list_backups(folder)]
+    newest_of_week: dict[tuple[int, int], object] = {}
+    for day in days:  # oldest first: the last one seen of a week is its newest
+        newest_of_week[day.isocalendar()[:2]] = day
+    last_four_weeks = sorted(newest_of_week.items())[-4:]
+    expected = set(days[-5:]) | {day for _week, day in last_four_weeks}
+    assert set(kept) == expected
+    assert len(kept) < len(days)
+    assert min(kept) < days[-7]  # the weekly tier reaches back beyond the daily one
+
+
+def test_a_running_server_takes_the_daily_backup_without_a_restart(tmp_path: Path) -> None:
+    """keep_backing_up: each check takes the daily backup if one is due, and only then."""
+    import anyio
+
+    from app.datasafety import startup
+
+    clock = FakeClock(START)
+    used_database(tmp_path, clock)
+    settings, folder = settings_for(tmp_path), tmp_path / "backups"
+    first = clock.now
+    startup.take_due_backup(settings, first)  # as at start-up
+    assert len(backup.list_backups(folder)) == 1
+
+    async def run_for_a_while() -> None:
+        with anyio.move_on_after(0.5):
+            await startup.keep_backing_up(settings, clock, every_s=0.01)
+
+    def checks_at(moment: object) -> None:
+        clock.now = moment  # type: ignore[assignment]
+        runner = threading.Thread(target=anyio.run, args=(run_for_a_while,))
+        runner.start()
+        runner.join()
+
+    checks_at(first + timedelta(hours=23))  # not a day since the last: nothing new
+    assert len(backup.list_backups(folder)) == 1
+    checks_at(first + timedelta(days=1, minutes=1))
+    taken = [b.taken_at for b in backup.list_backups(folder)]
+    second = first + timedelta(days=1, minutes=1)
+    assert taken == [second.replace(microsecond=0), first.replace(microsecond=0)]
