@@ -115,7 +115,7 @@ def create_app(
     app.state.settings = settings
     app.state.catalog = catalog
     app.state.glossary = glossary
-    app.state.search_index = SearchIndex(catalog)
+    app.state.search_index = SearchIndex(catalog, glossary)
     app.state.database = database
     app.state.local_user_id = local_user_id
     app.state.renderer = renderer

@@ -57,6 +57,7 @@ class Term:
     definition: str  # markdown, as written
     definition_html: str
     links: tuple[Link, ...]
+    plain_text: str  # the definition's words, for search
 
     @property
     def letter(self) -> str:
@@ -131,7 +132,8 @@ def load_glossary(
             where = _line(node, [index, "definition"])
             message = f"term '{entry.term}': definition: {problem.message}"
             raise ContentError(path, where, message) from None
-        terms.append(Term(entry.term, slug, entry.definition, html, links))
+        words = renderer.plain(entry.definition)
+        terms.append(Term(entry.term, slug, entry.definition, html, links, words))
     terms.sort(key=lambda t: (t.term.casefold(), t.term))
     return Glossary(tuple(terms))
 

@@ -1,4 +1,5 @@
-"""Full-text search over topics and cards, indexed once; results carry highlighted snippets.
+"""Full-text search over topics, cards and glossary terms, indexed once; results carry
+highlighted snippets.
 
 Ten topics and a few hundred cards fit in memory many times over, so a scan of lowercased
 text beats running a search engine. Every term must appear; titles weigh most.
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from html import escape
 
 from app.content.catalog import Catalog
+from app.content.glossary import Glossary
 
 MAX_QUERY_LENGTH = 200
 SNIPPET_LENGTH = 220
@@ -18,8 +20,8 @@ _WEIGHTS = (10, 4, 1)  # title, summary or question, body
 
 @dataclass(frozen=True)
 class Document:
-    kind: str  # "topic" or "card"
-    key: str  # slug or card id
+    kind: str  # "topic", "card" or "term"
+    key: str  # slug, card id, or the term's slug
     title: str
     url: str
     context: str  # the topic a card belongs to
@@ -49,7 +51,7 @@ def terms_of(query: str) -> list[str]:
 
 
 class SearchIndex:
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, glossary: Glossary | None = None) -> None:
         self.documents: list[Document] = []
         for topic in catalog.topics:
             fields = (topic.title, topic.meta.summary, topic.plain_text)
@@ -58,6 +60,9 @@ class SearchIndex:
                 fields = (card.id, card.question_text, card.plain_text)
                 title = _shorten(card.question_text, 120)
                 self._add("card", card.id, title, f"/cards/{card.id}", topic.title, fields)
+        for term in glossary.terms if glossary else ():
+            fields = (term.term, "", term.plain_text)
+            self._add("term", term.slug, term.term, f"/glossary#{term.slug}", "Glossary", fields)
 
     def _add(
         self, kind: str, key: str, title: str, url: str, context: str, fields: tuple[str, str, str]

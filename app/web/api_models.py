@@ -107,7 +107,7 @@ class TopicOut(TopicSummaryOut):
 
 
 class SearchHitOut(BaseModel):
-    kind: str
+    kind: str = Field(description='"topic", "card" or "term" (a glossary entry).')
     key: str
     title: str
     url: str

@@ -1,4 +1,4 @@
-"""Search over topics and cards: a page and its JSON."""
+"""Search over topics, cards and glossary terms: a page and its JSON."""
 
 from typing import Annotated
 
@@ -30,7 +30,8 @@ def search_page(
 
 @router.get("/api/search", tags=["content"])
 def search_api(index: SearchDep, q: QueryParam) -> SearchOut:
-    """Topics and cards holding every word of `q`, best first, with highlighted snippets."""
+    """Topics, cards and glossary terms holding every word of `q`, best first, with
+    highlighted snippets."""
     try:
         hits = index.search(q)
     except QueryTooLong as error:

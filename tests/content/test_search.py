@@ -1,7 +1,11 @@
 """Search: every word must match, titles weigh most, snippets are escaped and highlighted."""
 
+import shutil
+from pathlib import Path
+
 import pytest
 
+from app.content.glossary import load_glossary
 from app.content.loader import load_catalog
 from app.content.search import MAX_QUERY_LENGTH, QueryTooLong, SearchIndex
 from tests.conftest import FIXTURE_CONTENT
@@ -69,3 +73,24 @@ def test_latex_to_plain_text() -> None:
 def test_drill_questions_show_no_placeholders_in_titles() -> None:
     hit = next(h for h in index().search("ring all-reduce runs") if h.key == "alpha-drill-bytes")
     assert "{{" not in hit.title and "…" in hit.title
+
+
+def test_finds_glossary_terms_by_name_and_definition(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURE_CONTENT / "topics", tmp_path / "topics")
+    (tmp_path / "glossary.yml").write_text(
+        "- term: Bus bandwidth\n"
+        "  definition: What a collective moves per second, scaled so rings compare ($2(N-1)/N$).\n"
+        "  see:\n"
+        "    - /topics/alpha\n"
+    )
+    catalog = load_catalog(tmp_path)
+    search = SearchIndex(catalog, load_glossary(tmp_path, catalog, {}))
+    by_name = search.search("bus bandwidth")
+    term = next(h for h in by_name if h.kind == "term")
+    assert (term.key, term.url, term.context) == (
+        "bus-bandwidth",
+        "/glossary#bus-bandwidth",
+        "Glossary",
+    )
+    assert [h.key for h in search.search("rings compare") if h.kind == "term"] == ["bus-bandwidth"]
+    assert not [h for h in index().search("bus bandwidth") if h.kind == "term"]  # none without
