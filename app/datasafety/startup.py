@@ -5,6 +5,7 @@ between; finding out at start-up, with the way back spelled out, is cheaper than
 in the middle of a review.
 """
 
+import logging
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
@@ -18,6 +19,7 @@ from app.config import Settings
 from app.datasafety import backup
 from app.db import Database
 
+logger = logging.getLogger("ringside")
 BACKUP_CHECK_S = 3600.0  # how often a running server asks whether the daily backup is due
 
 
@@ -91,11 +93,15 @@ async def keep_backing_up(
     """While the server runs: every `every_s`, the daily backup if one is due.
 
     A server that runs for weeks would otherwise have only the backup of its start-up. The
-    copy runs in a worker thread: it reads the whole file.
+    copy runs in a worker thread: it reads the whole file. Nothing it meets stops the server:
+    a failure is logged and tried again at the next check.
     """
     while True:
         await anyio.sleep(every_s)
-        await anyio.to_thread.run_sync(take_due_backup, settings, clock())
+        try:
+            await anyio.to_thread.run_sync(take_due_backup, settings, clock())
+        except Exception:
+            logger.exception("automatic backup failed; trying again in %.0f s", every_s)
 
 
 def open_database(settings: Settings, now: datetime) -> Database:

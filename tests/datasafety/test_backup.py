@@ -7,6 +7,7 @@ from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
@@ -181,3 +182,29 @@ def test_a_running_server_takes_the_daily_backup_without_a_restart(tmp_path: Pat
     taken = [b.taken_at for b in backup.list_backups(folder)]
     second = first + timedelta(days=1, minutes=1)
     assert taken == [second.replace(microsecond=0), first.replace(microsecond=0)]
+
+
+def test_a_failing_backup_check_never_stops_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import anyio
+
+    from app.datasafety import startup
+
+    calls: list[object] = []
+
+    def broken(_settings: Settings, now: object) -> None:
+        calls.append(now)
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(startup, "take_due_backup", broken)
+
+    async def run_for_a_while() -> None:
+        with anyio.move_on_after(0.3):
+            await startup.keep_backing_up(settings_for(tmp_path), FakeClock(START), every_s=0.01)
+
+    runner = threading.Thread(target=anyio.run, args=(run_for_a_while,))
+    runner.start()
+    runner.join()
+    assert len(calls) >= 2  # it went on checking after the first failure
+    assert "automatic backup failed" in caplog.text
