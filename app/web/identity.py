@@ -159,8 +159,8 @@ def _resolve(request: Request) -> Identity | None:
     return Identity(local_id, "local")
 
 
-async def get_user_id(request: Request) -> int:
-    """The signed-in user (or the local profile), after the CSRF check on writes."""
+async def _signed_in(request: Request) -> Identity:
+    """Who is asking; when nobody is signed in, a 401 for the API and the sign-in page else."""
     identity = await identify_in_loop(request)
     if identity is None:
         if request.url.path.startswith("/api/"):
@@ -170,6 +170,12 @@ async def get_user_id(request: Request) -> int:
                 headers={"WWW-Authenticate": "Bearer"},
             )
         raise SignInRequired()
+    return identity
+
+
+async def get_user_id(request: Request) -> int:
+    """The signed-in user (or the local profile), after the CSRF check on writes."""
+    identity = await _signed_in(request)
     if request.method not in SAFE_METHODS and identity.via == "session":
         await _check_csrf(request, identity)
     return identity.user_id
@@ -198,13 +204,5 @@ def csrf_token(request: Request) -> str:
 
 async def require_signed_in(request: Request) -> None:
     """Router dependency in accounts mode: content pages too are for members only."""
-    if request.app.state.settings.auth_mode != "accounts":
-        return
-    if await identify_in_loop(request) is None:
-        if request.url.path.startswith("/api/"):
-            raise HTTPException(
-                status_code=401,
-                detail="Sign in, or send Authorization: Bearer <token> (see Settings).",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-        raise SignInRequired()
+    if request.app.state.settings.auth_mode == "accounts":
+        await _signed_in(request)
