@@ -1,5 +1,6 @@
 """The shape of a topic file: front matter and cards, as pydantic models (see content/README.md)."""
 
+from datetime import date
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
@@ -40,6 +41,10 @@ class FrontMatter(Strict):
     labs: list[Slug] = []
     related: list[Slug] = []
     references: list[Reference] = Field(min_length=1)
+    # What can go stale says when it was true: the day the topic was checked against its
+    # sources, and the versions of the software (and papers) whose defaults and names it gives.
+    checked_on: date | None = None
+    checked_against: dict[Text, Text] = {}
 
 
 class RubricPoint(Strict):

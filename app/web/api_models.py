@@ -1,6 +1,6 @@
 """The JSON shapes of the public API (they are the OpenAPI schema)."""
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -89,6 +89,13 @@ class ReferenceOut(BaseModel):
 class TopicOut(TopicSummaryOut):
     labs: list[str]
     related: list[str]
+    checked_on: date | None = Field(
+        description="The day the topic was last checked against its sources (ISO date)."
+    )
+    checked_against: dict[str, str] = Field(
+        description="The software (and paper) versions its defaults and names were checked "
+        'against, e.g. {"PyTorch": "2.9", "NCCL": "2.28.7"}.'
+    )
     references: list[ReferenceOut]
     cards: list[CardOut]
 
@@ -99,6 +106,8 @@ class TopicOut(TopicSummaryOut):
             **summary.model_dump(),
             labs=list(topic.meta.labs),
             related=list(topic.meta.related),
+            checked_on=topic.meta.checked_on,
+            checked_against=dict(topic.meta.checked_against),
             references=[
                 ReferenceOut(key=r.key, text=r.text, url=r.url) for r in topic.meta.references
             ],
