@@ -98,6 +98,7 @@ def content_check(
     ] = None,
 ) -> None:
     """Validate every topic file and the glossary; print the first problem as FILE:LINE: PROBLEM."""
+    from app.content.errata import load_errata
     from app.content.glossary import load_glossary
     from app.content.loader import ContentError, load_catalog
     from app.web.lab_specs import LABS
@@ -107,11 +108,13 @@ def content_check(
         catalog = load_catalog(settings.content_dir, processes=os.cpu_count() or 1)
         lab_titles = {name: spec.title for name, spec in LABS.items()}
         glossary = load_glossary(settings.content_dir, catalog, lab_titles)
+        errata = load_errata(settings.content_dir)
     except ContentError as error:
         fail(str(error))
     cards = sum(len(t.cards) for t in catalog.topics)
     terms = f", {len(glossary.terms)} glossary terms" if glossary.terms else ""
-    typer.echo(f"ok: {len(catalog.topics)} topics, {cards} cards{terms}")
+    corrections = f", {errata.entries} errata" if errata else ""
+    typer.echo(f"ok: {len(catalog.topics)} topics, {cards} cards{terms}{corrections}")
 
 
 @db_cli.command("upgrade")

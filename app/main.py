@@ -14,6 +14,7 @@ from app.auth.accounts import Policy
 from app.auth.users import ensure_local_user
 from app.clock import Clock, utc_now
 from app.config import Settings
+from app.content.errata import load_errata
 from app.content.glossary import load_glossary
 from app.content.loader import STARTUP_TRIAL_DRAWS, load_catalog
 from app.content.render import Renderer
@@ -34,6 +35,7 @@ from app.web import (
     stats,
     topics,
 )
+from app.web import errata as errata_pages
 from app.web import glossary as glossary_pages
 from app.web import settings as settings_pages
 from app.web.identity import require_signed_in
@@ -85,6 +87,7 @@ def create_app(
     catalog = load_catalog(settings.content_dir, renderer, STARTUP_TRIAL_DRAWS, load_processes)
     lab_titles = {name: spec.title for name, spec in LABS.items()}
     glossary = load_glossary(settings.content_dir, catalog, lab_titles, renderer)
+    errata = load_errata(settings.content_dir, renderer)
     startup.prepare(settings, clock())  # refuses a damaged SQLite file; daily backup
     database = Database(settings.database_url)
     migrate.upgrade(database.engine)
@@ -115,6 +118,7 @@ def create_app(
     app.state.settings = settings
     app.state.catalog = catalog
     app.state.glossary = glossary
+    app.state.errata = errata
     app.state.search_index = SearchIndex(catalog, glossary)
     app.state.database = database
     app.state.local_user_id = local_user_id
@@ -130,9 +134,8 @@ def create_app(
     members = [Depends(require_signed_in)]
     for module in (topics, drills, review, stats, settings_pages, mock, search, labs, data):
         app.include_router(module.router, dependencies=members, responses=errors.ERROR_RESPONSES)
-    app.include_router(
-        glossary_pages.router, dependencies=members, responses=errors.ERROR_RESPONSES
-    )
+    for pages in (glossary_pages, errata_pages):
+        app.include_router(pages.router, dependencies=members, responses=errors.ERROR_RESPONSES)
     errors.install(app)
     app.add_middleware(SecurityMiddleware)
     observability.install(app, settings)

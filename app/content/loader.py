@@ -14,7 +14,7 @@ import yaml
 from markdown_it.token import Token
 from pydantic import BaseModel, ValidationError
 
-from app.content import yamlsrc
+from app.content import figures, yamlsrc
 from app.content.catalog import (
     CardView,
     Catalog,
@@ -27,8 +27,11 @@ from app.content.catalog import (
 from app.content.render import (
     CARD_FENCE,
     CARD_MARK_PATTERN,
+    FIGURE,
+    FIGURE_MARK_PATTERN,
     Renderer,
     RenderProblem,
+    figure_name,
     headings,
     plain_text,
 )
@@ -140,7 +143,8 @@ def load_topic(path: Path, renderer: Renderer, trial_draws: int = DRILL_TRIAL_DR
 
     meta = _front_matter(path, tokens)
     cards = _cards(path, tokens, meta, renderer, trial_draws)
-    html = renderer.render(tokens)
+    svgs = _figures(path, tokens)
+    html = FIGURE_MARK_PATTERN.sub(lambda match: svgs[match.group(1)], renderer.render(tokens))
     return Topic(
         meta=meta,
         path=path,
@@ -164,6 +168,29 @@ def _front_matter(path: Path, tokens: list[Token]) -> FrontMatter:
     if not match or match.group(2) != meta.slug:
         raise ContentError(path, 1, f"the file name must be NN-{meta.slug}.md to match its slug")
     return meta
+
+
+def _figures(path: Path, tokens: list[Token]) -> dict[str, str]:
+    """Each `::: figure NAME` block's SVG, from content/figures/NAME.svg, checked."""
+    found: dict[str, str] = {}
+    figures_dir = path.parent.parent / "figures"
+    for index, token in enumerate(tokens):
+        if token.type != f"container_{FIGURE}_open":
+            continue
+        line = (token.map[0] if token.map else 0) + 1
+        name = figure_name(token.info)
+        if name in found:
+            raise ContentError(path, line, f"figure {name!r} is already shown in this topic")
+        caption = next(
+            (t for t in tokens[index + 1 :] if t.type == "inline" or t.nesting == -1), None
+        )
+        if caption is None or caption.type != "inline" or not caption.content.strip():
+            raise ContentError(path, line, f"figure {name!r}: needs a caption inside the block")
+        try:
+            found[name] = figures.load(figures_dir, name)
+        except figures.FigureProblem as problem:
+            raise ContentError(path, line, str(problem)) from None
+    return found
 
 
 def _cards(
@@ -227,10 +254,14 @@ def _card_view(
             if inline:
                 return renderer.render_inline(text)
             parsed[text] = renderer.parse(text)
-            return renderer.render(parsed[text])
+            rendered = renderer.render(parsed[text])
         except RenderProblem as problem:
             line = first_line + yamlsrc.line_of(node, list(where))
             raise ContentError(path, line, f"card '{card.id}': {problem.message}") from None
+        if FIGURE_MARK_PATTERN.search(rendered):
+            line = first_line + yamlsrc.line_of(node, list(where))
+            raise ContentError(path, line, f"card '{card.id}': figures belong in the essay")
+        return rendered
 
     def words(text: str) -> str:
         tokens = parsed.get(text)

@@ -29,6 +29,9 @@ ASIDES = {"note": "Note", "tip": "Tip", "warning": "Warning"}
 CARD_FENCE = "card"
 _CARD_MARK = "\x00card:{}\x00"
 CARD_MARK_PATTERN = re.compile("\x00card:([a-z0-9-]+)\x00")
+FIGURE = "figure"
+# Where a figure's SVG goes; the loader puts it there (app.content.figures checks the file).
+FIGURE_MARK_PATTERN = re.compile("\x00figure:([^\x00]*)\x00")
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
@@ -76,6 +79,19 @@ def _aside(self: Any, tokens: Sequence[Token], idx: int, _options: Any, _env: An
     return f'<aside class="aside aside-{kind}"><p class="aside-title">{heading}</p>\n'
 
 
+def figure_name(info: str) -> str:
+    """`figure NAME` → NAME (what follows the container's name on its opening line)."""
+    return info.strip().removeprefix(FIGURE).strip()
+
+
+def _figure(self: Any, tokens: Sequence[Token], idx: int, _options: Any, _env: Any) -> str:
+    token = tokens[idx]
+    if token.nesting == -1:
+        return "</figcaption></figure>\n"
+    name = escape(figure_name(token.info))
+    return f'<figure class="figure" id="fig-{name}">\x00figure:{name}\x00<figcaption>\n'
+
+
 def _build() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"highlight": _highlight, "typographer": False})
     md.enable(["table", "strikethrough"])
@@ -85,6 +101,7 @@ def _build() -> MarkdownIt:
     md.use(anchors_plugin, min_level=2, max_level=3, permalink=True, permalinkSymbol="#")
     for name in ASIDES:
         md.use(container_plugin, name=name, render=_aside)
+    md.use(container_plugin, name=FIGURE, render=_figure)
 
     default_fence = cast(RendererHTML, md.renderer).rules["fence"]
 
