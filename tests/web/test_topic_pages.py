@@ -93,3 +93,22 @@ def test_topic_mastery_agrees_with_mastery_of_all_topics(client: TestClient) -> 
             one = stats.topic_mastery(session, state.local_user_id, topic, now)
             assert one == pytest.approx(every[topic.slug])
     assert every["alpha"] > 0
+
+
+def test_a_topic_says_when_and_against_what_it_was_checked(client: TestClient) -> None:
+    topic = client.get("/api/topics/alpha").json()
+    assert topic["checked_on"] == "2026-11-30"
+    assert topic["checked_against"] == {"NCCL": "2.28.7", "PyTorch": "2.9"}
+    page = client.get("/topics/alpha").text
+    assert (
+        '<time datetime="2026-11-30">30 November 2026</time> against NCCL 2.28.7, PyTorch 2.9'
+        in page
+    )
+
+
+def test_every_topic_links_to_the_errata_which_lists_the_corrections(client: TestClient) -> None:
+    assert 'href="/errata"' in client.get("/topics/beta").text
+    errata = client.get("/errata")
+    assert errata.status_code == 200
+    assert "3 findings: 1 clarified, 1 fixed, 1 rebutted." in errata.text
+    assert "review-02#1" in errata.text
