@@ -21,6 +21,7 @@ from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.datasafety import backup, startup
 from app.db import Database
+from app.plan.service import PlanCache
 from app.web import (
     auth,
     data,
@@ -30,6 +31,7 @@ from app.web import (
     labs,
     mock,
     observability,
+    plan,
     review,
     search,
     stats,
@@ -126,13 +128,14 @@ def create_app(
     app.state.clock = clock
     app.state.templates = build_templates(catalog)
     app.state.topic_pages = TopicPages(app.state.templates.env, renderer)
+    app.state.plan_cache = PlanCache()
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(health.router)
     app.include_router(auth.router, responses=errors.ERROR_RESPONSES)
     # In accounts mode every feature, content included, is for signed-in members.
     members = [Depends(require_signed_in)]
-    for module in (topics, drills, review, stats, settings_pages, mock, search, labs, data):
+    for module in (topics, drills, review, plan, stats, settings_pages, mock, search, labs, data):
         app.include_router(module.router, dependencies=members, responses=errors.ERROR_RESPONSES)
     for pages in (glossary_pages, errata_pages):
         app.include_router(pages.router, dependencies=members, responses=errors.ERROR_RESPONSES)

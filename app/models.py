@@ -1,11 +1,12 @@
 """Tables. Content lives in files; the database holds people and their progress."""
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     Boolean,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -83,6 +84,20 @@ class ReviewSettings(Base):
     max_reviews_per_day: Mapped[int] = mapped_column(Integer, default=200)
     day_boundary_hour: Mapped[int] = mapped_column(Integer, default=4)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+
+
+class StudyPlan(Base):
+    """The day of a user's interview loop, and what they study towards it (app.plan)."""
+
+    __tablename__ = "study_plans"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    loop_date: Mapped[date] = mapped_column(Date)
+    daily_minutes: Mapped[int] = mapped_column(Integer)
+    topics: Mapped[list[str]] = mapped_column(JSON)  # empty: every topic
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class CardState(Base):

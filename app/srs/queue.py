@@ -64,6 +64,14 @@ class Queue:
     day_end: datetime
 
 
+@dataclass(frozen=True)
+class Planned:
+    """A study plan's share of today (app.plan): its new cards, and cards to review early."""
+
+    new_ids: tuple[str, ...]
+    ahead_ids: tuple[str, ...]
+
+
 def build(
     db: Session | Connection,
     user_id: int,
@@ -73,7 +81,10 @@ def build(
     *,
     topics: set[str] | None = None,
     limit: int | None = None,
+    planned: Planned | None = None,
 ) -> Queue:
+    """Today's queue; with a study plan, its new cards and early reviews replace the daily
+    new-card limit (the plan already fits them into the day's minutes)."""
     start, end = today_bounds(now, settings.timezone, settings.day_boundary_hour)
     connection = connection_of(db)
 
@@ -114,7 +125,13 @@ def build(
 
     learning.sort(key=lambda pair: pair[0])
     chosen_reviews = heapq.nsmallest(reviews_left, reviews, key=lambda row: (row[0], row[1]))
-    new_cards = _new_cards(connection, user_id, catalog, topics, new_left)
+    if planned is None:
+        new_cards = _new_cards(connection, user_id, catalog, topics, new_left)
+        ahead: list[CardView] = []
+    else:
+        new_cards = _planned_new(connection, user_id, catalog, topics, planned.new_ids)
+        already = {row[1] for row in chosen_reviews} | {card.id for _due, card in learning}
+        ahead = _planned_ahead(connection, user_id, catalog, topics, planned, already, start)
 
     # Only the items asked for become objects: a large backlog is counted, not copied.
     entries = itertools.chain(
@@ -123,13 +140,14 @@ def build(
             (card, as_utc(_moment(due)), scheduling.recall(elapsed, stability))
             for _key, _id, due, elapsed, stability, card in chosen_reviews
         ),
+        ((card, None, None) for card in ahead),
         ((card, None, None) for card in new_cards),
     )
     items = [_item(*entry) for entry in itertools.islice(entries, limit)]
     next_due = min(later_today) if later_today else _first_due_after(connection, user_id, end)
     return Queue(
         items=items,
-        due_count=len(learning) + len(chosen_reviews),
+        due_count=len(learning) + len(chosen_reviews) + len(ahead),
         new_count=len(new_cards),
         done_today=sum(done.values()),
         next_due=next_due,
@@ -152,6 +170,51 @@ def _new_cards(
         if card_id not in seen and (topics is None or card.topic_slug in topics)
     )
     return list(itertools.islice(unseen, count))
+
+
+_STATES_OF = text(
+    "SELECT card_id, last_review FROM card_states WHERE user_id = :user_id AND card_id IN :ids"
+).bindparams(bindparam("ids", expanding=True))
+
+
+def _planned_new(
+    connection: Connection,
+    user_id: int,
+    catalog: Catalog,
+    topics: set[str] | None,
+    ids: tuple[str, ...],
+) -> list[CardView]:
+    """The plan's new cards for today that are still unseen."""
+    if not ids:
+        return []
+    seen = {
+        card_id
+        for card_id, _last in connection.execute(_STATES_OF, {"user_id": user_id, "ids": list(ids)})
+    }
+    cards = (catalog.card_index.get(card_id) for card_id in ids if card_id not in seen)
+    return [c for c in cards if c is not None and (topics is None or c.topic_slug in topics)]
+
+
+def _planned_ahead(
+    connection: Connection,
+    user_id: int,
+    catalog: Catalog,
+    topics: set[str] | None,
+    planned: Planned,
+    already: set[str],
+    day_start: datetime,
+) -> list[CardView]:
+    """The plan's early reviews for today, less those done today or already in the queue."""
+    if not planned.ahead_ids:
+        return []
+    rows = connection.execute(_STATES_OF, {"user_id": user_id, "ids": list(planned.ahead_ids)})
+    done = {card_id for card_id, last in rows if last and as_utc(_moment(last)) >= day_start}
+    cards = (
+        catalog.card_index.get(card_id)
+        for card_id in planned.ahead_ids
+        if card_id not in done and card_id not in already
+    )
+    return [c for c in cards if c is not None and (topics is None or c.topic_slug in topics)]
 
 
 def _first_due_after(connection: Connection, user_id: int, moment: datetime) -> datetime | None:

@@ -11,6 +11,8 @@ from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
+from app.errors import FieldError
+
 logger = logging.getLogger("ringside")
 
 
@@ -84,6 +86,15 @@ async def validation_error(request: Request, exc: Exception) -> Response:
     return _page(request, 422, "That request cannot be understood", message)
 
 
+async def field_error(request: Request, exc: Exception) -> Response:
+    """A feature refused a field (app.errors.FieldError): 422 naming it."""
+    assert isinstance(exc, FieldError)
+    if wants_json(request):
+        detail = [{"loc": ["body", exc.field], "msg": exc.message, "type": exc.code}]
+        return JSONResponse({"detail": detail}, status_code=422)
+    return _page(request, 422, "That request cannot be understood", f"{exc.field}: {exc.message}")
+
+
 async def server_error(request: Request, exc: Exception) -> Response:
     logger.exception("unhandled error on %s %s", request.method, request.url.path)
     if wants_json(request):
@@ -104,4 +115,5 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(SignInRequired, sign_in_required)
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(FieldError, field_error)
     app.add_exception_handler(Exception, server_error)

@@ -13,6 +13,8 @@ from sqlalchemy.exc import IntegrityError
 
 from app.content.catalog import Catalog
 from app.models import CardState
+from app.plan import service as plan_service
+from app.plan.service import PlanCache
 from app.srs import queue, review, scheduling
 from app.srs import settings as srs_settings
 from app.srs.days import as_utc
@@ -116,6 +118,7 @@ def grade_card(
 
 @router.get("/api/review/queue", tags=["review"])
 async def queue_api(
+    request: Request,
     catalog: CatalogDep,
     database: DatabaseDep,
     user_id: UserDep,
@@ -127,8 +130,9 @@ async def queue_api(
     topics = check_topics(catalog, topic)
     # Asked for before every review: `async`, so on SQLite no thread-pool hop (Database.read)
     # and the answer is checked in the event loop (a `def` route hops again for that).
+    cache = request.app.state.plan_cache
     return await database.read(
-        lambda connection: queue_out(connection, catalog, user_id, now, topics, limit)
+        lambda connection: queue_out(connection, catalog, user_id, now, topics, limit, cache)
     )
 
 
@@ -139,9 +143,13 @@ def queue_out(
     now: datetime,
     topics: set[str] | None,
     limit: int,
+    cache: PlanCache,
 ) -> QueueOut:
     settings = srs_settings.load(connection, user_id)
-    built = queue.build(connection, user_id, catalog, settings, now, topics=topics, limit=limit)
+    planned = plan_service.today(connection, user_id, catalog, now, cache)
+    built = queue.build(
+        connection, user_id, catalog, settings, now, topics=topics, limit=limit, planned=planned
+    )
     cards = []
     for item in built.items:
         view = catalog.card(item.card_id)
@@ -196,7 +204,8 @@ def session_context(
 ) -> dict[str, Any]:
     """What the review page shows: the current card, its four buttons, and today's progress."""
     settings = srs_settings.load(session, user_id)
-    built = queue.build(session, user_id, catalog, settings, now, topics=topics)
+    planned = plan_service.today(session, user_id, catalog, now, request.app.state.plan_cache)
+    built = queue.build(session, user_id, catalog, settings, now, topics=topics, planned=planned)
     ids = [item.card_id for item in built.items]
     if first and first in ids:
         ids.remove(first)

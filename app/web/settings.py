@@ -12,6 +12,7 @@ from app.auth import accounts
 from app.models import User
 from app.srs import settings as srs_settings
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
+from app.web.plan import plan_context
 
 router = APIRouter()
 
@@ -89,6 +90,9 @@ def settings_context(request: Request, session: Any, user_id: int) -> dict[str, 
         "password_error": params.get("password_error"),
         "token_error": params.get("token_error"),
         "new_token": None,
+        **plan_context(
+            request, session, request.app.state.catalog, user_id, request.app.state.clock()
+        ),
     }
 
 

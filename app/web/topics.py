@@ -12,6 +12,7 @@ from app.content.render import Renderer
 from app.drills.engine import MAX_SEED
 from app.drills.present import DrawView, numeric, present
 from app.mock import sessions as mock_sessions
+from app.plan import service as plan_service
 from app.srs import queue, stats
 from app.srs import settings as srs_settings
 from app.web.api_models import CardOut, TopicOut, TopicSummaryOut
@@ -27,6 +28,7 @@ from app.web.deps import (
     UserDep,
 )
 from app.web.identity import csrf_token
+from app.web.plan import plan_context
 from app.web.topic_pages import TopicPagesDep
 
 router = APIRouter()
@@ -45,13 +47,22 @@ def home(
     now: NowDep,
 ) -> HTMLResponse:
     total_cards = sum(len(t.cards) for t in catalog.topics)
+    plan = plan_context(request, session, catalog, user_id, now)
+    planned = plan_service.today(session, user_id, catalog, now, request.app.state.plan_cache)
     context = {
+        **plan,
         "topics": catalog.topics,
         "total_cards": total_cards,
         "mastery": stats.mastery(session, user_id, catalog, now),
         "unfinished_mock": mock_sessions.unfinished(session, user_id),
         "today": queue.build(
-            session, user_id, catalog, srs_settings.load(session, user_id), now, limit=0
+            session,
+            user_id,
+            catalog,
+            srs_settings.load(session, user_id),
+            now,
+            limit=0,
+            planned=planned,
         ),
     }
     return templates.TemplateResponse(request, "home.html", context)
