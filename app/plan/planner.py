@@ -125,6 +125,9 @@ def make_plan(inputs: PlanInputs) -> Plan:
         raise ValueError("the loop date must be after today")
     loop_moment = _session_moment(inputs, inputs.loop_date)
     memory = {c.card_id: c.card for c in inputs.cards if c.card is not None}
+    # Each card's state just before its last planned review, and when: readiness weighs the
+    # chance that this review is failed (app.plan.planner._expected_recall).
+    last_review: dict[str, tuple[Card, datetime]] = {}
     unseen = [c.card_id for c in inputs.cards if c.card is None]
     mocks, notes = _mocks(count, inputs.daily_minutes)
     # New cards stop a few days before the loop so each is reviewed at least once more.
@@ -144,7 +147,7 @@ def make_plan(inputs: PlanInputs) -> Plan:
             new_done, reviews_done = inputs.done_today
             budget -= new_done * inputs.pace.seconds_per_new
             budget -= reviews_done * inputs.pace.seconds_per_review
-        spent = _review_due(inputs, memory, day, moment, day_end, budget)
+        spent = _review_due(inputs, memory, last_review, day, moment, day_end, budget)
         spent += _introduce(
             inputs,
             memory,
@@ -158,7 +161,7 @@ def make_plan(inputs: PlanInputs) -> Plan:
         )
         if index >= count - REVIEW_AHEAD_DAYS:
             spent += _review_ahead(
-                inputs, memory, day, moment, loop_moment, budget - spent, count - index
+                inputs, memory, last_review, day, moment, loop_moment, budget - spent, count - index
             )
         day.seconds += spent
         days.append(day)
@@ -172,7 +175,7 @@ def make_plan(inputs: PlanInputs) -> Plan:
                 _mean_recall(inputs.scheduler, start, later),
             )
         )
-    readiness = _readiness(inputs, memory, loop_moment)
+    readiness = _readiness(inputs, memory, last_review, loop_moment)
     trajectory.append(ReadinessPoint(inputs.loop_date, readiness.if_followed, readiness.if_stopped))
     dropped = tuple(c for c in inputs.cards if c.card_id in set(unseen))
     if dropped:
@@ -230,6 +233,7 @@ def _review(scheduler: Scheduler, card: Card, moment: datetime) -> Card:
 def _review_due(
     inputs: PlanInputs,
     memory: dict[str, Card],
+    last_review: dict[str, tuple[Card, datetime]],
     day: PlanDay,
     moment: datetime,
     day_end: datetime,
@@ -243,6 +247,7 @@ def _review_due(
     for card_id, card in due:
         if spent + cost > budget:
             break
+        last_review[card_id] = (card, max(moment, card.due))
         memory[card_id] = _review(scheduler, card, max(moment, card.due))
         day.reviews += 1
         spent += cost
@@ -281,6 +286,7 @@ def _introduce(
 def _review_ahead(
     inputs: PlanInputs,
     memory: dict[str, Card],
+    last_review: dict[str, tuple[Card, datetime]],
     day: PlanDay,
     moment: datetime,
     loop_moment: datetime,
@@ -305,6 +311,7 @@ def _review_ahead(
     for _recall, card_id, card in short[:share]:
         if spent + cost > budget:
             break
+        last_review[card_id] = (card, moment)
         memory[card_id] = _review(scheduler, card, moment)
         day.ahead_ids.append(card_id)
         day.reviews += 1
@@ -317,7 +324,30 @@ def _not_just_reviewed(card: Card, moment: datetime) -> bool:
     return card.last_review is None or moment - card.last_review > timedelta(hours=12)
 
 
-def _readiness(inputs: PlanInputs, planned: dict[str, Card], loop_moment: datetime) -> Readiness:
+def _expected_recall(
+    scheduler: Scheduler, before: Card, moment: datetime, loop_moment: datetime
+) -> float:
+    """Recall on the day after a last review that is recalled with FSRS's own probability.
+
+    The plan's path assumes every review is answered Good; forecasting from that path alone
+    would ignore that one in ten reviews at 0.90 retention is forgotten. A forgotten card is
+    relearnt at once (the 10-minute relearning step) and starts again from a low stability.
+    """
+    recalled = float(scheduler.get_card_retrievability(before, moment))
+    good = _review(scheduler, before, moment)
+    again, _log = scheduler.review_card(before, Rating.Again, review_datetime=moment)
+    relearnt = _review(scheduler, again, moment + LEARNING_GAP)
+    return recalled * float(scheduler.get_card_retrievability(good, loop_moment)) + (
+        1 - recalled
+    ) * float(scheduler.get_card_retrievability(relearnt, loop_moment))
+
+
+def _readiness(
+    inputs: PlanInputs,
+    planned: dict[str, Card],
+    last_review: dict[str, tuple[Card, datetime]],
+    loop_moment: datetime,
+) -> Readiness:
     scheduler = inputs.scheduler
 
     def recall(card: Card | None, moment: datetime) -> float:
@@ -328,7 +358,11 @@ def _readiness(inputs: PlanInputs, planned: dict[str, Card], loop_moment: dateti
     for memory in inputs.cards:
         now.append(recall(memory.card, inputs.now))
         stopped.append(recall(memory.card, loop_moment))
-        followed.append(recall(planned.get(memory.card_id), loop_moment))
+        if memory.card_id in last_review:
+            before, moment = last_review[memory.card_id]
+            followed.append(_expected_recall(scheduler, before, moment, loop_moment))
+        else:
+            followed.append(recall(planned.get(memory.card_id), loop_moment))
         topic_now, topic_followed = by_topic.setdefault(memory.topic, ([], []))
         topic_now.append(now[-1])
         topic_followed.append(followed[-1])

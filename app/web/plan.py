@@ -227,6 +227,9 @@ def readiness_chart(trajectory: tuple[ReadinessPoint, ...]) -> Markup:
     left = [-(last - point.date).days for point in trajectory]  # counts down to 0 on the right
     followed = [(x, p.if_followed * 100) for x, p in zip(left, trajectory, strict=True)]
     stopped = [(x, p.if_stopped * 100) for x, p in zip(left, trajectory, strict=True)]
+    days = -left[0]
+    step = 7 if days > 14 else 2 if days > 6 else 1
+    ticks = sorted({0.0, float(left[0]), *(-float(d) for d in range(0, days + 1, step))})
     desc = (
         f"Over the {len(trajectory) - 1} days left, mean predicted recall of the chosen cards "
         f"rises to {followed[-1][1]:.0f}% on the loop day if the plan is followed, and is "
@@ -243,7 +246,8 @@ def readiness_chart(trajectory: tuple[ReadinessPoint, ...]) -> Markup:
             desc=desc,
             x_label="days left",
             y_label="predicted recall (%)",
-            fmt_x=lambda value: f"{-value:g}",
+            fmt_x=lambda value: f"{abs(value):g}",
+            x_ticks=ticks,
             width=560,
             height=300,
         )
