@@ -314,6 +314,37 @@ def user_invite() -> None:
     typer.echo(code)
 
 
+srs_cli = typer.Typer(help="Spaced repetition: FSRS's model of your memory.", no_args_is_help=True)
+cli.add_typer(srs_cli, name="srs")
+
+
+@srs_cli.command("optimize")
+def srs_optimize(user: Annotated[str, typer.Option(help="Whose reviews.")] = "local") -> None:
+    """Fit FSRS's parameters to a user's reviews; keep them if they predict recall better."""
+    from app.clock import utc_now
+    from app.datasafety.export import UnknownUser, find_user
+    from app.srs import optimizer
+
+    settings = load_settings()
+    database = open_user_data(settings)
+    try:
+        with database.write_session() as session:
+            user_id = find_user(session, user)
+        typer.echo(f"fitting {user}'s parameters…", err=True)
+        with database.write_session() as session:
+            fit = optimizer.fit(session, user_id, utc_now())
+    except (UnknownUser, optimizer.NotEnoughHistory) as error:
+        fail(str(error))
+        raise  # unreachable: fail() exits
+    finally:
+        database.dispose()
+    verdict = "kept the fitted parameters" if fit.improved else "kept the current parameters"
+    typer.echo(
+        f"{fit.reviews_used} reviews; log loss {fit.log_loss_before:.4f} -> "
+        f"{fit.log_loss_after:.4f}, RMSE {fit.rmse_before:.4f} -> {fit.rmse_after:.4f}: {verdict}"
+    )
+
+
 @cli.command()
 def bench(
     duration: Annotated[float, typer.Option(min=1, help="Seconds per load run.")] = 10,

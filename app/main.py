@@ -22,6 +22,7 @@ from app.content.search import SearchIndex
 from app.datasafety import backup, startup
 from app.db import Database
 from app.plan.service import PlanCache
+from app.srs import refit
 from app.web import (
     auth,
     data,
@@ -31,6 +32,7 @@ from app.web import (
     labs,
     mock,
     observability,
+    optimize,
     plan,
     review,
     search,
@@ -101,6 +103,7 @@ def create_app(
         async with anyio.create_task_group() as background:
             if backup.sqlite_path(settings.database_url) and settings.backup_keep > 0:
                 background.start_soon(startup.keep_backing_up, settings, clock)
+            background.start_soon(refit.keep_refitting, database, clock)
             yield
             background.cancel_scope.cancel()
         database.dispose()
@@ -135,7 +138,8 @@ def create_app(
     app.include_router(auth.router, responses=errors.ERROR_RESPONSES)
     # In accounts mode every feature, content included, is for signed-in members.
     members = [Depends(require_signed_in)]
-    for module in (topics, drills, review, plan, stats, settings_pages, mock, search, labs, data):
+    features = (topics, drills, review, plan, optimize, stats, settings_pages, mock, search)
+    for module in (*features, labs, data):
         app.include_router(module.router, dependencies=members, responses=errors.ERROR_RESPONSES)
     for pages in (glossary_pages, errata_pages):
         app.include_router(pages.router, dependencies=members, responses=errors.ERROR_RESPONSES)

@@ -84,6 +84,11 @@ class ReviewSettings(Base):
     max_reviews_per_day: Mapped[int] = mapped_column(Integer, default=200)
     day_boundary_hour: Mapped[int] = mapped_column(Integer, default=4)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    # FSRS's 21 parameters fitted to this user's reviews (app.srs.optimizer); None: defaults.
+    fsrs_parameters: Mapped[list[float] | None] = mapped_column(JSON, default=None)
+    parameters_fitted_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), default=None
+    )
 
 
 class StudyPlan(Base):

@@ -24,6 +24,7 @@ from datetime import date, datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler
 from fsrs.scheduler import DEFAULT_PARAMETERS
+from fsrs_rs_python import FSRSItem
 
 from app.plan.planner import CardMemory, PlanInputs, make_plan
 from app.plan.service import DEFAULT_PACE
@@ -46,6 +47,7 @@ class Outcome:
     forecast: float  # what the plan predicted on day 1 (the plan arm only)
     reviews: int
     seen: int
+    logs: tuple[tuple[str, int, datetime], ...]  # (card, rating, when): the review history
 
 
 def _start(day: date) -> datetime:
@@ -53,11 +55,16 @@ def _start(day: date) -> datetime:
 
 
 def simulate(
-    arm: str, days: int = 21, minutes: int = 45, seed: int = 7, cards: int | None = None
+    arm: str,
+    days: int = 21,
+    minutes: int = 45,
+    seed: int = 7,
+    cards: int | None = None,
+    topics: int = TOPICS,
 ) -> Outcome:
     """One learner, one arm ("plan" or "fsrs"), from a fresh profile to the loop day."""
     rng = random.Random(seed)
-    ids = [f"t{t}-c{c}" for t in range(TOPICS) for c in range(CARDS_PER_TOPIC)][:cards]
+    ids = [f"t{t}-c{c}" for t in range(topics) for c in range(CARDS_PER_TOPIC)][:cards]
     topic_of = {card_id: card_id.split("-")[0] for card_id in ids}
     belief_scheduler = Scheduler(enable_fuzzing=False)
     true_scheduler = Scheduler(parameters=TRUE_PARAMETERS, enable_fuzzing=False)
@@ -66,11 +73,14 @@ def simulate(
     first = date(2026, 12, 1)
     loop = first + timedelta(days=days)
     forecast, reviews = 0.0, 0
+    logs: list[tuple[str, int, datetime]] = []
 
     def answer(card_id: str, moment: datetime) -> None:
         nonlocal reviews
         known = truth.get(card_id)
-        recalled = known is not None and rng.random() < true_scheduler.get_card_retrievability(
+        # First sight is learning, not recall: the card is read and graded Good, as most
+        # people grade a card they have just understood. Every later review is a recall.
+        recalled = known is None or rng.random() < true_scheduler.get_card_retrievability(
             known, moment
         )
         rating = Rating.Good if recalled else Rating.Again
@@ -82,6 +92,7 @@ def simulate(
             belief.get(card_id) or Card(card_id=number), rating, moment
         )[0]
         reviews += 1
+        logs.append((card_id, int(rating), moment))
 
     for index in range(days):
         today = first + timedelta(days=index)
@@ -135,7 +146,27 @@ def simulate(
         true_scheduler.get_card_retrievability(truth[i], on_the_day) if i in truth else 0.0
         for i in ids
     ]
-    return Outcome(statistics.fmean(recall), forecast, reviews, len(truth))
+    return Outcome(statistics.fmean(recall), forecast, reviews, len(truth), tuple(logs))
+
+
+def recovery(seed: int = 7, days: int = 60) -> tuple[float, float, int]:
+    """The optimizer on one learner's reviews: (log loss with the defaults, with the fitted
+    parameters, reviews fitted on), both scored on another learner's reviews with the same
+    memory that the fit never saw."""
+    from fsrs_rs_python import FSRS
+
+    from app.srs.optimizer import to_items
+
+    def history(learner_seed: int) -> list[FSRSItem]:
+        # Plain FSRS scheduling, so the reviews spread over many intervals.
+        logs = simulate("fsrs", days=days, minutes=90, seed=learner_seed, topics=30).logs
+        return [i.item for i in to_items(logs, TIMEZONE, BOUNDARY)]
+
+    fitted_on, held_out = history(seed), history(seed + 1000)
+    fitted = FSRS(list(DEFAULT_PARAMETERS)).compute_parameters(fitted_on)
+    before = FSRS(list(DEFAULT_PARAMETERS)).evaluate(held_out).log_loss
+    after = FSRS(fitted).evaluate(held_out).log_loss
+    return before, after, len(fitted_on)
 
 
 def _study_seconds(new: int, reviews: int) -> float:
@@ -166,6 +197,11 @@ def main() -> None:
     plan = rows["plan"]
     gap = statistics.fmean(o.forecast - o.recall_on_the_day for o in plan)
     print(f"  plan's day-1 forecast (if_followed) minus the recall reached: {gap:+.3f}")
+    before, after, used = recovery()
+    print(
+        f"optimizer: fitted on one learner's {used} review items, scored on another's: "
+        f"log loss {before:.4f} with FSRS's defaults, {after:.4f} with the fitted parameters"
+    )
 
 
 if __name__ == "__main__":

@@ -72,3 +72,13 @@ def test_bad_setting_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.startswith("ringside: bad setting RINGSIDE_PORT")
     assert "Traceback" not in result.stderr
+
+
+def test_srs_optimize_says_how_many_reviews_are_needed(tmp_path: Path) -> None:
+    result = ringside("srs", "optimize", env=env_for(tmp_path, FIXTURE_CONTENT))
+    assert result.returncode == 1
+    assert "512 reviews are needed to fit your parameters; you have 0" in result.stderr
+    unknown = ringside(
+        "srs", "optimize", "--user", "nobody", env=env_for(tmp_path, FIXTURE_CONTENT)
+    )
+    assert unknown.returncode == 1 and "nobody" in unknown.stderr

@@ -25,6 +25,7 @@ from pydantic import (
 
 from app.drills.engine import MAX_SEED
 from app.mock.sessions import MAX_ANSWER
+from app.srs import optimizer
 from app.srs import settings as srs_settings
 from app.srs.review import SOURCES
 
@@ -114,10 +115,15 @@ class ReviewSettingsDoc(Record):
     max_reviews_per_day: int
     day_boundary_hour: int
     timezone: Annotated[str, StringConstraints(max_length=64)]
+    # FSRS parameters fitted to the user (app.srs.optimizer); absent in older exports.
+    fsrs_parameters: list[float] | None = None
 
     @model_validator(mode="after")
     def _in_range(self) -> "ReviewSettingsDoc":
-        srs_settings.validate(self.model_dump())  # the limits the settings page applies
+        # The limits the settings page applies, and parameters FSRS accepts.
+        srs_settings.validate(self.model_dump(exclude={"fsrs_parameters"}))
+        if self.fsrs_parameters is not None:
+            optimizer.check_parameters(self.fsrs_parameters)
         return self
 
 

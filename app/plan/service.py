@@ -13,7 +13,6 @@ from collections.abc import Hashable
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 
-from fsrs import Scheduler
 from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
 
@@ -210,7 +209,9 @@ def _inputs(
         cards=cards,
         now=now,
         day_start=lambda d: day_start(d, settings.timezone, settings.day_boundary_hour),
-        scheduler=Scheduler(desired_retention=settings.desired_retention, enable_fuzzing=False),
+        scheduler=scheduling.scheduler(
+            settings.desired_retention, fuzz=False, parameters=settings.fsrs_parameters
+        ),
         pace=pace(connection, user_id),
         done_today=(done.get(True, 0), done.get(False, 0)),
     )

@@ -137,7 +137,11 @@ def build(
     entries = itertools.chain(
         ((card, due, None) for due, card in learning),
         (
-            (card, as_utc(_moment(due)), scheduling.recall(elapsed, stability))
+            (
+                card,
+                as_utc(_moment(due)),
+                scheduling.recall(elapsed, stability, settings.fsrs_parameters),
+            )
             for _key, _id, due, elapsed, stability, card in chosen_reviews
         ),
         ((card, None, None) for card in ahead),

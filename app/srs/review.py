@@ -4,6 +4,7 @@ Callers pass an open write session (see app.db.Database.write_session); nothing 
 An idempotency key makes a retried grade return the first result instead of grading twice.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -94,6 +95,7 @@ def grade(
     duration_ms: int | None = None,
     source: str = "review",
     fuzz: bool = True,
+    parameters: Sequence[float] | None = None,
 ) -> GradeResult:
     """Grade one card (1 Again … 4 Easy) at `now`; the interval is the one its button showed.
 
@@ -112,7 +114,7 @@ def grade(
     row = connection.execute(_STATE_FOR_UPDATE, {"user_id": user_id, "card_id": card_id}).first()
     reps = row.reps if row else 0
     seed = scheduling.fuzz_seed(user_id, card_id, reps)
-    outcome = scheduling.outcome(row, rating, now, desired_retention, seed, fuzz)
+    outcome = scheduling.outcome(row, rating, now, desired_retention, seed, fuzz, parameters)
     before = scheduling.snapshot(row)
     prior_interval = scheduling.scheduled_interval_days(row)
     lapsed = row is not None and row.state == State.Review and rating == 1

@@ -7,6 +7,7 @@ compute the same interval, and no state needs to be kept between them.
 """
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -57,11 +58,23 @@ class SeededScheduler(Scheduler):
         return timedelta(days=min(fuzzed, self.maximum_interval))
 
 
-def scheduler(desired_retention: float, *, seed: str | None = None, fuzz: bool = True) -> Scheduler:
-    """A scheduler for one decision; `seed` makes its fuzz repeatable."""
+def scheduler(
+    desired_retention: float,
+    *,
+    seed: str | None = None,
+    fuzz: bool = True,
+    parameters: Sequence[float] | None = None,
+) -> Scheduler:
+    """A scheduler for one decision; `seed` makes its fuzz repeatable; `parameters` are the
+    user's fitted FSRS parameters (app.srs.optimizer), FSRS's defaults when None."""
+    weights = tuple(parameters) if parameters is not None else DEFAULT_PARAMETERS
     if not fuzz or seed is None:
-        return Scheduler(desired_retention=desired_retention, enable_fuzzing=fuzz)
-    return SeededScheduler(random.Random(seed), desired_retention=desired_retention)
+        return Scheduler(
+            parameters=weights, desired_retention=desired_retention, enable_fuzzing=fuzz
+        )
+    return SeededScheduler(
+        random.Random(seed), parameters=weights, desired_retention=desired_retention
+    )
 
 
 def fuzz_seed(user_id: int, card_id: str, reps: int) -> str:
@@ -124,9 +137,10 @@ def outcome(
     desired_retention: float,
     seed: str,
     fuzz: bool = True,
+    parameters: Sequence[float] | None = None,
 ) -> Outcome:
     """What `rating` does to the card at `now`: the same interval its button showed."""
-    chosen = scheduler(desired_retention, seed=seed, fuzz=fuzz)
+    chosen = scheduler(desired_retention, seed=seed, fuzz=fuzz, parameters=parameters)
     card, _log = chosen.review_card(to_fsrs(row, 1), Rating(rating), review_datetime=now)
     return Outcome(rating, card, card.due - now)
 
@@ -137,9 +151,13 @@ def outcomes(
     desired_retention: float,
     seed: str,
     fuzz: bool = True,
+    parameters: Sequence[float] | None = None,
 ) -> dict[int, Outcome]:
     """All four ratings' outcomes, for the buttons."""
-    return {int(r): outcome(row, int(r), now, desired_retention, seed, fuzz) for r in RATINGS}
+    return {
+        int(r): outcome(row, int(r), now, desired_retention, seed, fuzz, parameters)
+        for r in RATINGS
+    }
 
 
 def scheduled_interval_days(row: StoredState | None) -> float | None:
@@ -149,12 +167,17 @@ def scheduled_interval_days(row: StoredState | None) -> float | None:
     return (as_utc(row.due) - as_utc(row.last_review)).total_seconds() / 86400
 
 
-# FSRS-6's forgetting curve with the default parameters: R(t) = (1 + F·t/S)^D.
+# FSRS-6's forgetting curve: R(t) = (1 + F·t/S)^D, D = −w20 and F = 0.9^(1/D) − 1.
 _DECAY = -DEFAULT_PARAMETERS[20]
 _FACTOR = 0.9 ** (1 / _DECAY) - 1
 
 
-def retrievability(stability: float | None, last_review: datetime | None, now: datetime) -> float:
+def retrievability(
+    stability: float | None,
+    last_review: datetime | None,
+    now: datetime,
+    parameters: Sequence[float] | None = None,
+) -> float:
     """Probability of recall now, as fsrs computes it (whole days elapsed); 0 if never seen.
 
     Written out rather than through Scheduler.get_card_retrievability so a queue of thousands
@@ -166,12 +189,15 @@ def retrievability(stability: float | None, last_review: datetime | None, now: d
         elapsed_days = max(0, (now.replace(tzinfo=None) - last_review).days)
     else:
         elapsed_days = max(0, (now - last_review).days)
-    return recall(elapsed_days, stability)
+    return recall(elapsed_days, stability, parameters)
 
 
-def recall(elapsed_days: int, stability: float) -> float:
+def recall(elapsed_days: int, stability: float, parameters: Sequence[float] | None = None) -> float:
     """FSRS's forgetting curve: the probability of recall after whole days elapsed."""
-    return float((1 + _FACTOR * elapsed_days / stability) ** _DECAY)
+    if parameters is None:
+        return float((1 + _FACTOR * elapsed_days / stability) ** _DECAY)
+    decay = -parameters[20]
+    return float((1 + (0.9 ** (1 / decay) - 1) * elapsed_days / stability) ** decay)
 
 
 def describe_interval(interval: timedelta) -> str:

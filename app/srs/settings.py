@@ -1,5 +1,6 @@
 """Review settings: read with defaults, validate, save; a new retention target reschedules."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -22,6 +23,7 @@ class Settings:
     max_reviews_per_day: int = 200
     day_boundary_hour: int = 4
     timezone: str = "UTC"
+    fsrs_parameters: tuple[float, ...] | None = None  # fitted to the user; None: FSRS's defaults
 
 
 _TABLE = cast(Table, ReviewSettings.__table__)
@@ -40,7 +42,10 @@ def load(db: Session | Connection, user_id: int) -> Settings:
     row = connection_of(db).execute(_LOAD, {"user_id": user_id}).first()
     if row is None:
         return Settings()
-    return Settings(**{f.name: getattr(row, f.name) for f in fields(Settings)})
+    values = {f.name: getattr(row, f.name) for f in fields(Settings)}
+    if values["fsrs_parameters"] is not None:
+        values["fsrs_parameters"] = tuple(values["fsrs_parameters"])
+    return Settings(**values)
 
 
 def validate(changes: dict[str, object]) -> dict[str, object]:
@@ -75,12 +80,17 @@ def save(session: Session, user_id: int, changes: dict[str, object]) -> Settings
     session.flush()
     new = load(session, user_id)
     if new.desired_retention != old.desired_retention:
-        reschedule_all(session, user_id, new.desired_retention)
+        reschedule_all(session, user_id, new.desired_retention, new.fsrs_parameters)
     return new
 
 
-def reschedule_all(session: Session, user_id: int, desired_retention: float) -> int:
-    """Replay each card's review log under the new target (fsrs's reschedule_card)."""
+def reschedule_all(
+    session: Session,
+    user_id: int,
+    desired_retention: float,
+    parameters: Sequence[float] | None = None,
+) -> int:
+    """Replay each card's review log under a new target or parameters (reschedule_card)."""
     logs: dict[str, list[ReviewLog]] = {}
     for log in session.scalars(
         select(ReviewLog).where(ReviewLog.user_id == user_id).order_by(ReviewLog.id)
@@ -92,7 +102,7 @@ def reschedule_all(session: Session, user_id: int, desired_retention: float) -> 
         if not history:
             continue
         seed = scheduling.fuzz_seed(user_id, row.card_id, row.reps) + ":reschedule"
-        chosen = scheduling.scheduler(desired_retention, seed=seed)
+        chosen = scheduling.scheduler(desired_retention, seed=seed, parameters=parameters)
         replay = [
             FsrsLog(1, Rating(log.rating), as_utc(log.reviewed_at), log.duration_ms)
             for log in history

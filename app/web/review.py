@@ -107,6 +107,7 @@ def grade_card(
                 duration_ms=body.duration_ms,
                 source=body.source,
                 fuzz=fuzz,
+                parameters=settings.fsrs_parameters,
             )
     except IntegrityError:
         with database.read_session() as session:
@@ -219,7 +220,7 @@ def session_context(
         seed = scheduling.fuzz_seed(user_id, current.id, row.reps if row else 0)
         fuzz = request.app.state.settings.srs_fuzz
         for rating, outcome in scheduling.outcomes(
-            row, now, settings.desired_retention, seed, fuzz
+            row, now, settings.desired_retention, seed, fuzz, settings.fsrs_parameters
         ).items():
             label = scheduling.describe_interval(outcome.interval)
             buttons.append((rating, scheduling.RATING_NAMES[rating], label))

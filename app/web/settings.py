@@ -7,9 +7,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import func, select
 
 from app.auth import accounts
-from app.models import User
+from app.models import ReviewLog, ReviewSettings, User
+from app.srs import optimizer
 from app.srs import settings as srs_settings
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
 from app.web.plan import plan_context
@@ -90,6 +92,7 @@ def settings_context(request: Request, session: Any, user_id: int) -> dict[str, 
         "password_error": params.get("password_error"),
         "token_error": params.get("token_error"),
         "new_token": None,
+        "memory": memory_context(session, user_id, params.get("optimize")),
         **plan_context(
             request, session, request.app.state.catalog, user_id, request.app.state.clock()
         ),
@@ -141,6 +144,21 @@ def settings_form(
     with database.write_session() as session:
         srs_settings.save(session, user_id, changes)
     return RedirectResponse("/settings?saved=1", status_code=303)
+
+
+def memory_context(session: Any, user_id: int, outcome: str | None) -> dict[str, Any]:
+    """The memory-model section: fitted or default parameters, and whether a fit is possible."""
+    row = session.get(ReviewSettings, user_id)
+    have = session.scalar(
+        select(func.count()).select_from(ReviewLog).where(ReviewLog.user_id == user_id)
+    )
+    return {
+        "fitted_at": row.parameters_fitted_at if row else None,
+        "custom": bool(row and row.fsrs_parameters),
+        "have": have or 0,
+        "need": optimizer.MIN_REVIEWS,
+        "outcome": outcome if outcome in ("better", "kept", "few") else None,
+    }
 
 
 @lru_cache(maxsize=1)
