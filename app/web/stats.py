@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from app.srs import settings as srs_settings
 from app.srs import stats
 from app.web.deps import CatalogDep, NowDep, SessionDep, TemplatesDep, UserDep
+from app.web.plan import plan_context
 
 router = APIRouter()
 
@@ -89,6 +90,7 @@ def stats_page(
         "per_day_max": max((c for _d, c in result.reviews_per_day), default=0),
         "forecast_max": max((c for _d, c in result.forecast), default=0),
         "topics": catalog.topics,
+        **plan_context(request, session, catalog, user_id, now),
     }
     return templates.TemplateResponse(request, "stats/show.html", context)
 

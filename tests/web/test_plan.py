@@ -156,3 +156,12 @@ def test_home_and_settings_set_the_date_and_show_the_countdown(client: TestClien
     cleared = client.post("/plan", data={**form, "clear": "1"}, follow_redirects=False)
     assert cleared.headers["location"] == "/?plan=cleared#plan"
     assert client.get("/api/plan").status_code == 404
+
+
+def test_the_stats_page_charts_readiness_by_topic(client: TestClient) -> None:
+    assert "Readiness for your loop" not in client.get("/stats").text
+    put(client)
+    page = client.get("/stats").text
+    assert "Readiness for your loop on 22 March" in page
+    assert 'id="plan-readiness-title"' in page  # the chart, with its accessible name
+    assert '<a href="/topics/alpha">Alpha topic</a></td><td>0%</td>' in page
