@@ -13,7 +13,7 @@ from collections.abc import Hashable
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, DateTime, bindparam, select, text
 from sqlalchemy.orm import Session
 
 from app.content.catalog import Catalog
@@ -215,6 +215,20 @@ def _inputs(
         pace=pace(connection, user_id),
         done_today=(done.get(True, 0), done.get(False, 0)),
     )
+
+
+_OVERDUE = text(
+    "SELECT count(*) FROM card_states WHERE user_id = :user_id AND due < :start"
+).bindparams(bindparam("start", type_=DateTime(timezone=True)))
+
+
+def overdue(db: Session | Connection, user_id: int, now: datetime) -> int:
+    """Cards that were due before today began: what is behind."""
+    connection = connection_of(db)
+    settings = srs_settings.load(connection, user_id)
+    day = study_day(now, settings.timezone, settings.day_boundary_hour)
+    start = day_start(day, settings.timezone, settings.day_boundary_hour)
+    return int(connection.execute(_OVERDUE, {"user_id": user_id, "start": start}).scalar() or 0)
 
 
 def pace(connection: Connection, user_id: int) -> Pace:

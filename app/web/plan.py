@@ -216,6 +216,7 @@ def plan_context(
         "plan": PlanOut.of(*found) if found else None,
         "plan_chart": readiness_chart(found[1].trajectory) if found else None,
         "plan_min_date": today + timedelta(days=1),
+        "plan_behind": service.overdue(session, user_id, now) if found else 0,
         "plan_error": PLAN_ERRORS.get(code or ""),
         "plan_saved": request.query_params.get("plan"),
     }

@@ -7,13 +7,16 @@ import pytest
 from fastapi.testclient import TestClient
 from fsrs.scheduler import DEFAULT_PARAMETERS
 from fsrs_rs_python import FSRS
+from sqlalchemy import select
 
+from app.config import Settings
 from app.db import Database
-from app.models import ReviewLog, ReviewSettings
+from app.main import create_app
+from app.models import ReviewLog, ReviewSettings, User
 from app.srs import optimizer, refit, scheduling
 from app.srs import settings as srs_settings
 from bench.plan_simulation import BOUNDARY, TIMEZONE, TRUE_PARAMETERS, simulate
-from tests.conftest import ClientFactory, FakeClock
+from tests.conftest import FIXTURE_CONTENT, ClientFactory, DatabaseFactory, FakeClock
 
 START = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
@@ -172,3 +175,43 @@ def test_the_weekly_refit_waits_for_a_week_of_new_reviews(
     assert refit.due_users(database, clock()) == []  # a week, but nothing new reviewed
     insert(database, user, [("alpha-busbw", 3, clock() - timedelta(hours=1))])
     assert refit.due_users(database, clock()) == [user]
+
+
+def test_two_users_are_scheduled_each_with_their_own_parameters(
+    new_database: DatabaseFactory, clock: FakeClock
+) -> None:
+    key = "Two-users-each-with-their-own-memory-model-0123456789"
+    settings = Settings(
+        database_url=new_database(),
+        content_dir=FIXTURE_CONTENT,
+        auth_mode="accounts",
+        secret_key=key,
+        srs_fuzz=False,
+    )
+    app = create_app(settings, clock)
+    stabilities = {}
+    with TestClient(app) as fast, TestClient(app) as slow:
+        for client, name in ((fast, "fast"), (slow, "slow")):
+            form = {"username": name, "password": "correct horse battery staple"}
+            assert client.post("/register", data=form, follow_redirects=False).status_code == 303
+        with app.state.database.write_session() as session:
+            user = session.scalar(select(User.id).where(User.username == "fast"))
+            session.add(ReviewSettings(user_id=user, fsrs_parameters=list(TRUE_PARAMETERS)))
+        for client, name in ((fast, "fast"), (slow, "slow")):
+            token = client.get("/settings").text.split('name="csrf-token" content="')[1]
+            headers = {"X-CSRF-Token": token.split('"')[0]}
+            for key_suffix in ("1", "2"):  # two Goods: out of learning, into review
+                response = client.post(
+                    "/api/review/alpha-busbw",
+                    json={"rating": 3, "idempotency_key": name + key_suffix},
+                    headers=headers,
+                )
+                assert response.status_code == 200, response.text
+            stabilities[name] = response.json()["stability"]
+    # The fast forgetter's model starts a Good card at 1.2 days' stability, the default at 2.3.
+    assert stabilities["fast"] < stabilities["slow"]
+    assert stabilities["slow"] == pytest.approx(
+        scheduling.scheduler(0.9, fuzz=False)
+        .review_card(scheduling.outcome(None, 3, START, 0.9, "s", fuzz=False).card, 3, START)[0]
+        .stability
+    )

@@ -165,3 +165,12 @@ def test_the_stats_page_charts_readiness_by_topic(client: TestClient) -> None:
     assert "Readiness for your loop on 22 March" in page
     assert 'id="plan-readiness-title"' in page  # the chart, with its accessible name
     assert '<a href="/topics/alpha">Alpha topic</a></td><td>0%</td>' in page
+
+
+def test_home_says_what_is_behind(client: TestClient, clock: FakeClock) -> None:
+    put(client)
+    client.post("/api/review/beta-derive", json={"rating": 3, "idempotency_key": "one"})
+    client.post("/api/review/beta-derive", json={"rating": 3, "idempotency_key": "two"})
+    assert "Behind:" not in client.get("/").text
+    clock.advance(days=6)  # the card came due days ago and was not reviewed
+    assert "Behind: 1 review overdue from earlier days." in client.get("/").text
