@@ -43,8 +43,8 @@ class FrontMatter(Strict):
     references: list[Reference] = Field(min_length=1)
     # What can go stale says when it was true: the day the topic was checked against its
     # sources, and the versions of the software (and papers) whose defaults and names it gives.
-    checked_on: date | None = None
-    checked_against: dict[Text, Text] = {}
+    checked_on: date
+    checked_against: dict[Text, Text] = Field(min_length=1)
 
 
 class RubricPoint(Strict):

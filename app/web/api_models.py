@@ -89,7 +89,7 @@ class ReferenceOut(BaseModel):
 class TopicOut(TopicSummaryOut):
     labs: list[str]
     related: list[str]
-    checked_on: date | None = Field(
+    checked_on: date = Field(
         description="The day the topic was last checked against its sources (ISO date)."
     )
     checked_against: dict[str, str] = Field(

@@ -9,6 +9,9 @@ slug: {slug}
 order: {order}
 title: A topic
 summary: A summary.
+checked_on: 2026-12-01
+checked_against:
+  NCCL: "2.28.7"
 references:
   - key: src
     text: A source

@@ -48,9 +48,9 @@ def problem(tmp_path: Path, text: str) -> str:
     return message
 
 
-def test_the_shipped_glossary_loads_with_40_to_80_terms() -> None:
+def test_the_shipped_glossary_loads_with_40_to_120_terms() -> None:
     glossary = load_glossary(REAL_CONTENT, REAL_CATALOG, LAB_TITLES)
-    assert 40 <= len(glossary.terms) <= 80
+    assert 40 <= len(glossary.terms) <= 120  # a glossary, not a second set of topics
     names = [t.term.casefold() for t in glossary.terms]
     assert names == sorted(names), "alphabetical"
     for term in glossary.terms:

@@ -265,3 +265,12 @@ def test_several_processes_report_the_first_broken_file_as_one_would(tmp_path: P
         load_catalog(content, processes=2)
     assert str(together.value) == str(alone.value)
     assert (together.value.path, together.value.line) == (files[3], alone.value.line)
+
+
+def test_a_topic_must_say_when_and_against_what_it_was_checked(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, card())
+    path.write_text(path.read_text().replace("checked_on: 2026-12-01\n", ""))
+    assert_error(tmp_path, path, 2, "checked_on: required field missing")
+    path.write_text(path.read_text().replace('  NCCL: "2.28.7"\n', "").replace(
+        "checked_against:", "checked_on: 2026-12-01\nchecked_against: {}"))  # fmt: skip
+    assert "checked_against: needs at least 1" in error_for(tmp_path).message
