@@ -100,12 +100,12 @@ def content_check(
     """Validate every topic file and the glossary; print the first problem as FILE:LINE: PROBLEM."""
     from app.content.glossary import load_glossary
     from app.content.loader import ContentError, load_catalog
-    from app.web.lab_specs import LABS
+    from app.labs import catalog as lab_catalog
 
     settings = load_settings(content_dir=content_dir)
     try:
         catalog = load_catalog(settings.content_dir, processes=os.cpu_count() or 1)
-        lab_titles = {name: spec.title for name, spec in LABS.items()}
+        lab_titles = lab_catalog.titles()
         glossary = load_glossary(settings.content_dir, catalog, lab_titles)
     except ContentError as error:
         fail(str(error))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from app.labs._common import Step, check_int, check_real, tex
 
 SECONDS_PER_DAY = 86_400.0
+MAX_CHECKPOINT_PER_MTBF = 100  # a longer checkpoint never completes between failures
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,13 @@ def checkpoint(
     delta = check_real("checkpoint_cost_s", checkpoint_cost_s, positive=True)
     m = check_real("mtbf_s", mtbf_s, positive=True)
     r = check_real("restart_cost_s", restart_cost_s, positive=False)
+    if delta > MAX_CHECKPOINT_PER_MTBF * m:
+        # The waste model's exponentials overflow near e^700, and long before that no run
+        # makes progress: refuse rather than answer with an overflow.
+        raise ValueError(
+            f"checkpoint_cost_s: must be at most {MAX_CHECKPOINT_PER_MTBF} × the time between "
+            "failures"
+        )
     young = young_interval_s(delta, m)
     daly = daly_interval_s(delta, m)
     waste = waste_fraction(daly, delta, m, r)

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.web import labs
-from app.web.lab_forms import Field, Preset, parse, parse_number, preset_query
-from app.web.lab_specs import LABS
+from app.web.labs import LABS
+from app.web.labs.forms import Field, Preset, parse, parse_number, preset_query
 from tests.conftest import REAL_CONTENT, ClientFactory
 
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)", re.IGNORECASE)
