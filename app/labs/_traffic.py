@@ -147,19 +147,21 @@ def traffic(plan: Plan, compute_s: float) -> list[TrafficItem]:
         critical = 2 * pairs * per_call / bw
         time = critical + extra * per_call / bw
         collective = "all-gather + reduce-scatter (sequence parallel), + backward all-gather"
+        per_layer = 6 if plan.recompute == "full" else 4
         steps = [
             Step(
-                "Tensor traffic: (4 or 6 AG+RS pairs + 2 backward all-gathers) per layer per "
-                "microbatch, each (t−1)/t·2sbh bytes, on NVLink",
-                r"T = \frac{(2P + 2Lm)\,\frac{t-1}{t}\,e\,sbh}{B_{\text{NVLink}}}",
-                rf"\frac{{({2 * pairs} + {extra}) \times {tex(per_call)}}}{{{tex(bw)}}}",
+                f"Tensor traffic: {per_layer} all-gather + reduce-scatter pairs and 2 backward "
+                f"all-gathers per layer per microbatch, {2 * pairs + extra:,} collectives of "
+                "(t−1)/t·e·sbh bytes each, on NVLink",
+                r"T = \frac{n_{\text{calls}}\,\frac{t-1}{t}\,e\,sbh}{B_{\text{NVLink}}}",
+                rf"\frac{{{2 * pairs + extra} \times {tex(per_call)}}}{{{tex(bw)}}}",
                 time,
                 "s",
             ),
             Step(
-                "Tensor traffic on the critical path (the backward all-gathers run beside the "
-                "input-gradient GEMM)",
-                r"\frac{2P\,\frac{t-1}{t}\,e\,sbh}{B_{\text{NVLink}}}",
+                "Tensor traffic on the critical path: all but the backward all-gathers, which run "
+                "beside the input-gradient GEMM",
+                r"\frac{2 n_{\text{pairs}}\,\frac{t-1}{t}\,e\,sbh}{B_{\text{NVLink}}}",
                 rf"\frac{{{2 * pairs} \times {tex(per_call)}}}{{{tex(bw)}}}",
                 critical,
                 "s",
@@ -264,10 +266,15 @@ def traffic(plan: Plan, compute_s: float) -> list[TrafficItem]:
             ]
             exposure = (r"\max(0,\ T - T_{\text{compute}})",
                         rf"\max(0,\ {tex(time)} - {tex(compute_s)})")  # fmt: skip
+        hidden = (
+            "ZeRO-3's prefetched gathers overlap all of compute"
+            if plan.zero_stage == 3
+            else "t_b is one microbatch's backward on the first stage (the gradients are final "
+            "only after the last microbatch), t_f the next step's first forward"
+        )
         steps.append(
             Step(
-                "Data-parallel time not hidden: t_b is one microbatch's backward on the first "
-                "stage, t_f the next step's first forward",
+                f"Data-parallel time not hidden: {hidden}",
                 exposure[0],
                 exposure[1],
                 exposed,

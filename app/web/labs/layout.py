@@ -122,11 +122,14 @@ def layout_api(body: LayoutIn) -> LayoutOut:
 
 
 STRATEGY = {"tensor": "Tensor (TP)", "pipeline": "Pipeline (PP)", "data": "Data (DP/ZeRO)"}
-RECOMPUTE = {"none": "none", "selective": "selective", "full": "full"}
+
+
+RECOMPUTE_TEXT = {"none": "no recompute", "selective": "selective", "full": "full recompute"}
+SHORT_RECOMPUTE = {"none": "", "selective": " sel", "full": " full"}
 
 
 def _short(c: layout.Candidate) -> str:
-    return f"TP{c.tp} PP{c.pp} Z{c.zero_stage} {c.recompute[:3]}"
+    return f"TP{c.tp} PP{c.pp} Z{c.zero_stage}{SHORT_RECOMPUTE[c.recompute]}"
 
 
 def _ranking_chart(ranked: list[layout.Candidate]) -> str:
@@ -186,12 +189,12 @@ def view(values: Values) -> Context:
             "pp": c.pp,
             "dp": f"{c.dp:,}",
             "zero": f"ZeRO-{c.zero_stage}" if c.zero_stage else "none",
-            "recompute": c.recompute,
+            "recompute": RECOMPUTE_TEXT[c.recompute],
             "memory": fmt.nbytes(c.memory_bytes),
             "compute": fmt.seconds(c.compute_time_s),
             "bubble": fmt.seconds(c.bubble_s),
             "exposed": fmt.seconds(c.tensor_exposed_s + c.pipeline_exposed_s + c.data_exposed_s),
-            "data": f"{fmt.seconds(c.data_exposed_s)} of {fmt.seconds(c.data_time_s)}",
+            "data": f"{fmt.seconds(c.data_exposed_s)} / {fmt.seconds(c.data_time_s)}",
             "step": fmt.seconds(c.step_time_estimate_s),
             "slower": "" if i == 0 else f"+{fmt.percent(c.step_time_estimate_s / best - 1)}",
         }
