@@ -108,7 +108,10 @@ def group_link(plan: Plan, stride: int, size: int) -> tuple[str, float, int]:
         return "nvlink", plan.intra_node_Bps, 0
     if node > 1 and stride * size <= node:
         return "nvlink", plan.intra_node_Bps, 0
-    g = max(1, node // stride) if node > 1 else 1
+    # The group's ranks per node: node/stride when the stride tiles the node evenly; a
+    # stride that does not (a PP degree that does not divide the node) is taken as one rank
+    # per node, the conservative case.
+    g = node // stride if node % stride == 0 and size % (node // stride) == 0 else 1
     link = node_link(size, plan.inter_node_Bps, g, plan.intra_node_Bps if g > 1 else None)
     return "network", link.bandwidth_Bps, size // g - 1
 
@@ -128,8 +131,9 @@ def compute_time_s(params: float, tokens: float, gpus: int, peak: float, mfu: fl
     return 6.0 * params * tokens / (gpus * peak * mfu)
 
 
-def traffic(plan: Plan, compute_s: float) -> list[TrafficItem]:
-    """Per-step volumes and exposure: Narayanan 2021 §3.2/§4.1, ZeRO §7, Korthikanti §4.2.2."""
+def traffic(plan: Plan, compute_s: float, explain: bool = True) -> list[TrafficItem]:
+    """Per-step volumes and exposure: Narayanan 2021 §3.2/§4.1, ZeRO §7, Korthikanti §4.2.2.
+    With `explain` False the items carry no worked steps (the ranking needs only the numbers)."""
     items = []
     e, m = BYTES_PER_ELEMENT, plan.microbatches
     sbh = float(plan.seq_len) * plan.hidden
@@ -148,25 +152,29 @@ def traffic(plan: Plan, compute_s: float) -> list[TrafficItem]:
         time = critical + extra * per_call / bw
         collective = "all-gather + reduce-scatter (sequence parallel), + backward all-gather"
         per_layer = 6 if plan.recompute == "full" else 4
-        steps = [
-            Step(
-                f"Tensor traffic: {per_layer} all-gather + reduce-scatter pairs and 2 backward "
-                f"all-gathers per layer per microbatch, {2 * pairs + extra:,} collectives of "
-                "(t−1)/t·e·sbh bytes each, on NVLink",
-                r"T = \frac{n_{\text{calls}}\,\frac{t-1}{t}\,e\,sbh}{B_{\text{NVLink}}}",
-                rf"\frac{{{2 * pairs + extra} \times {tex(per_call)}}}{{{tex(bw)}}}",
-                time,
-                "s",
-            ),
-            Step(
-                "Tensor traffic on the critical path: all but the backward all-gathers, which run "
-                "beside the input-gradient GEMM",
-                r"\frac{2 n_{\text{pairs}}\,\frac{t-1}{t}\,e\,sbh}{B_{\text{NVLink}}}",
-                rf"\frac{{{2 * pairs} \times {tex(per_call)}}}{{{tex(bw)}}}",
-                critical,
-                "s",
-            ),
-        ]
+        steps = (
+            [
+                Step(
+                    f"Tensor traffic: {per_layer} all-gather + reduce-scatter pairs and 2 backward "
+                    f"all-gathers per layer per microbatch, {2 * pairs + extra:,} collectives of "
+                    "(t−1)/t·e·sbh bytes each, on NVLink",
+                    r"T = \frac{n_{\text{calls}}\,\frac{t-1}{t}\,e\,sbh}{B_{\text{NVLink}}}",
+                    rf"\frac{{{2 * pairs + extra} \times {tex(per_call)}}}{{{tex(bw)}}}",
+                    time,
+                    "s",
+                ),
+                Step(
+                    "Tensor traffic on the critical path: all but the backward all-gathers, "
+                    "which run beside the input-gradient GEMM",
+                    r"\frac{2 n_{\text{pairs}}\,\frac{t-1}{t}\,e\,sbh}{B_{\text{NVLink}}}",
+                    rf"\frac{{{2 * pairs} \times {tex(per_call)}}}{{{tex(bw)}}}",
+                    critical,
+                    "s",
+                ),
+            ]
+            if explain
+            else []
+        )
         items.append(
             TrafficItem("tensor", collective, "per layer per microbatch", 2 * pairs + extra,
                         per_call * (2 * pairs + extra), link, time, critical, bw, 0.0, 0.0,
@@ -180,16 +188,20 @@ def traffic(plan: Plan, compute_s: float) -> list[TrafficItem]:
         volume = 2 * m * per_call
         latency = 2 * m * plan.alpha_s if link == "network" else 0.0
         time = volume / bw + latency
-        steps = [
-            Step(
-                "Pipeline sends: bsh/t forward and back per microbatch, on the critical path"
-                + (" (the sender's own NIC, α per send)" if link == "network" else ""),
-                r"T = \frac{2m\,e\,sbh/t}{B} + 2m\alpha",
-                rf"\frac{{{tex(volume)}}}{{{tex(bw)}}} + {tex(latency)}",
-                time,
-                "s",
-            )
-        ]
+        steps = (
+            [
+                Step(
+                    "Pipeline sends: bsh/t forward and back per microbatch, on the critical path"
+                    + (" (the sender's own NIC, α per send)" if link == "network" else ""),
+                    r"T = \frac{2m\,e\,sbh/t}{B} + 2m\alpha",
+                    rf"\frac{{{tex(volume)}}}{{{tex(bw)}}} + {tex(latency)}",
+                    time,
+                    "s",
+                )
+            ]
+            if explain
+            else []
+        )
         items.append(
             TrafficItem("pipeline", "send/recv", "per microbatch", 2 * m, volume, link,
                         time, time, bw, 0.0, latency, steps)
@@ -204,23 +216,27 @@ def traffic(plan: Plan, compute_s: float) -> list[TrafficItem]:
             f"{'NVLink' if link == 'nvlink' else 'the network'} at {bw / 1e9:.4g} GB/s per "
             f"rank, {crossings} network ring steps of α per pass"
         )
-        steps = [
-            Step(
-                f"One ring pass over this rank's share of the gradients, in "
-                f"{plan.grad_bytes}-byte elements, {rate}",
-                r"T_{RS} = \frac{d-1}{d}\cdot\frac{G\,\Psi}{t\,p\,B} + (\text{nodes}-1)\alpha",
-                rf"\frac{{{tex(elements * plan.grad_bytes)}}}{{{tex(bw)}}} + {tex(hop)}",
-                reduce,
-                "s",
-            ),
-            Step(
-                "One ring pass over the bf16 parameters (the all-gather)",
-                r"T_{AG} = \frac{d-1}{d}\cdot\frac{2\,\Psi}{t\,p\,B} + (\text{nodes}-1)\alpha",
-                rf"\frac{{{tex(elements * e)}}}{{{tex(bw)}}} + {tex(hop)}",
-                gather,
-                "s",
-            ),
-        ]
+        steps = (
+            [
+                Step(
+                    f"One ring pass over this rank's share of the gradients, in "
+                    f"{plan.grad_bytes}-byte elements, {rate}",
+                    r"T_{RS} = \frac{d-1}{d}\cdot\frac{G\,\Psi}{t\,p\,B} + (\text{nodes}-1)\alpha",
+                    rf"\frac{{{tex(elements * plan.grad_bytes)}}}{{{tex(bw)}}} + {tex(hop)}",
+                    reduce,
+                    "s",
+                ),
+                Step(
+                    "One ring pass over the bf16 parameters (the all-gather)",
+                    r"T_{AG} = \frac{d-1}{d}\cdot\frac{2\,\Psi}{t\,p\,B} + (\text{nodes}-1)\alpha",
+                    rf"\frac{{{tex(elements * e)}}}{{{tex(bw)}}} + {tex(hop)}",
+                    gather,
+                    "s",
+                ),
+            ]
+            if explain
+            else []
+        )
         if plan.zero_stage == 0:
             collective, frequency, calls = "all-reduce", "per step", 1
             volume = elements * (plan.grad_bytes + e)
@@ -253,17 +269,21 @@ def traffic(plan: Plan, compute_s: float) -> list[TrafficItem]:
             volume = m * elements * (gathers * e + plan.grad_bytes)
             time = volume / bw + calls * hop
             exposed, window = max(0.0, time - compute_s), compute_s
-            steps = [
-                Step(
-                    f"ZeRO-3: {gathers} all-gathers and a reduce-scatter per layer per "
-                    f"microbatch, {rate} for each",
-                    r"T = m\,\frac{d-1}{d}\cdot\frac{(2k + G)\,\Psi}{t\,p\,B} + "
-                    r"\text{calls}\,(\text{nodes}-1)\alpha",
-                    rf"\frac{{{tex(volume)}}}{{{tex(bw)}}} + {calls} \times {tex(hop)}",
-                    time,
-                    "s",
-                )
-            ]
+            steps = (
+                [
+                    Step(
+                        f"ZeRO-3: {gathers} all-gathers and a reduce-scatter per layer per "
+                        f"microbatch, {rate} for each",
+                        r"T = m\,\frac{d-1}{d}\cdot\frac{(2k + G)\,\Psi}{t\,p\,B} + "
+                        r"\text{calls}\,(\text{nodes}-1)\alpha",
+                        rf"\frac{{{tex(volume)}}}{{{tex(bw)}}} + {calls} \times {tex(hop)}",
+                        time,
+                        "s",
+                    )
+                ]
+                if explain
+                else []
+            )
             exposure = (r"\max(0,\ T - T_{\text{compute}})",
                         rf"\max(0,\ {tex(time)} - {tex(compute_s)})")  # fmt: skip
         hidden = (
@@ -272,15 +292,11 @@ def traffic(plan: Plan, compute_s: float) -> list[TrafficItem]:
             else "t_b is one microbatch's backward on the first stage (the gradients are final "
             "only after the last microbatch), t_f the next step's first forward"
         )
-        steps.append(
-            Step(
-                f"Data-parallel time not hidden: {hidden}",
-                exposure[0],
-                exposure[1],
-                exposed,
-                "s",
-            )
-        )
+        if explain:
+            steps.append(
+                Step(f"Data-parallel time not hidden: {hidden}", exposure[0], exposure[1],
+                     exposed, "s")
+            )  # fmt: skip
         latency = (
             (calls * hop)
             if plan.zero_stage == 3

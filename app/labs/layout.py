@@ -40,7 +40,7 @@ from app.labs._traffic import (
     recompute_factor,
     traffic,
 )
-from app.labs.memory import MemoryResult, memory
+from app.labs.memory import MemoryResult, activation_bytes_per_layer, memory, model_states_bytes
 
 HEADROOM = 0.10  # kept free of the GPU's memory for buffers and fragmentation
 OPTIMIZER_BYTES_PER_PARAM = 12.0  # mixed-precision Adam: fp32 master, m and v
@@ -114,6 +114,18 @@ class _Inputs:
     alpha_s: float
 
 
+def _memory_total(x: _Inputs, t: int, p: int, z: int, rc: str) -> float:
+    """`_memory_for(...).total_bytes` without the worked steps, for screening every layout."""
+    d = x.gpus // (t * p)
+    states = sum(
+        model_states_bytes(
+            x.params / (t * p), d, z if d > 1 else 0, OPTIMIZER_BYTES_PER_PARAM, x.grad_bytes
+        )
+    )
+    per_layer = activation_bytes_per_layer(x.seq_len, 1, x.hidden, x.heads, t, rc, t > 1)
+    return states + per_layer * x.layers
+
+
 def _memory_for(x: _Inputs, t: int, p: int, z: int, rc: str) -> MemoryResult:
     """Per-GPU bytes of one candidate: ZeRO §5 + Korthikanti 2022 Table 2 via app.labs.memory."""
     d = x.gpus // (t * p)
@@ -163,7 +175,7 @@ def _estimate(x: _Inputs, shape: tuple[int, int, int, str], reference: float) ->
         x.params, x.layers, x.hidden, x.seq_len, x.gpus, x.gpus_per_node,
         t, p, d, z, rc, m, x.intra, x.inter, x.grad_bytes, x.alpha_s,
     )  # fmt: skip
-    items = {item.name: item for item in traffic(plan, compute)}
+    items = {item.name: item for item in traffic(plan, compute, explain=False)}
     tensor, pipe, data = (items[n].exposed_s if n in items else 0.0 for n in _NAMES)
     return Candidate(
         tp=t,
@@ -272,14 +284,14 @@ def layout(
             continue
         if d == 1 and z > 1:
             continue  # nothing to shard: stage 0, counted once under z = 1
-        mem = _memory_for(x, t, p, z, rc)
-        if mem.total_bytes <= x.usable:
-            fitting.append(((t, p, z if d > 1 else 0, rc), mem.total_bytes))
+        need = _memory_total(x, t, p, z, rc)
+        if need <= x.usable:
+            fitting.append(((t, p, z if d > 1 else 0, rc), need))
             continue
         zero = f"ZeRO-{z}" if d > 1 else "no ZeRO"
         label = f"TP={t}, PP={p}, {zero}, {rc} recompute"
-        if leanest is None or mem.total_bytes < leanest[0]:
-            leanest = (mem.total_bytes, label)
+        if leanest is None or need < leanest[0]:
+            leanest = (need, label)
     if not fitting:
         if leanest is None:
             raise ValueError(

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from app.labs._traffic import Plan, recompute_factor, traffic
 from app.labs.layout import HEADROOM, layout
+from app.labs.memory import memory
 
 H100: dict[str, Any] = {
     "gpu_memory_bytes": 80e9,
@@ -300,3 +301,23 @@ def test_layout_invariants(
     for item in result.traffic:
         assert 0.0 <= item.exposed_s <= item.time_s + 1e-12
         assert item.bandwidth_Bps <= max(450e9, 50e9 * gpus_per_node)
+
+
+def test_each_candidates_memory_is_the_memory_labs() -> None:
+    """The ranking screens layouts without the worked steps; its bytes are memory.memory's."""
+    result = _70b(256, grad_dtype="fp32")
+    for c in result.candidates:
+        full = memory(
+            70e9, dp=c.dp, tp=c.tp, pp=c.pp, zero_stage=c.zero_stage,
+            optimizer_bytes_per_param=12.0, seq_len=4096, micro_batch=1, hidden=8192,
+            heads=64, layers=80, recompute=c.recompute, sequence_parallel=c.tp > 1,
+            grad_bytes_per_param=4.0,
+        )  # fmt: skip
+        assert c.memory_bytes == pytest.approx(full.total_bytes, rel=1e-12)
+
+
+def test_an_uneven_stride_is_one_rank_per_node() -> None:
+    """PP = 3 on 8-GPU nodes does not tile a node: the DP group is taken as one rank per node."""
+    plan = Plan(1e9, 24, 2048, 1024, 48, 8, 1, 3, 16, 1, "none", 4, 450e9, 50e9)
+    data = next(item for item in traffic(plan, 10.0) if item.name == "data")
+    assert data.bandwidth_Bps == 50e9
