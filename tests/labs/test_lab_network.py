@@ -254,3 +254,23 @@ def test_the_busbw_drills_stay_below_the_link() -> None:
 
 def test_tree_depth_helper() -> None:
     assert [tree_depth(n) for n in (1, 2, 3, 4, 5, 1024, 1025)] == [0, 1, 2, 2, 3, 10, 11]
+
+
+def test_the_layout_bubble_drill_draws_pipelines() -> None:
+    """map-layout-bubble-drill asks for the bubble of the lab's choice: every accepted draw
+    picks a pipeline (PP > 1), so no draw answers a trivial 0%."""
+    from app.labs.layout import layout
+
+    drill = _card_drill("05-parallelism-mapping.md", "map-layout-bubble-drill")
+    vary = drill.vary  # type: ignore[attr-defined]
+    accepted = 0
+    for gpus, tokens in itertools.product(
+        vary["gpus"].choices, vary["global_batch_tokens"].choices
+    ):
+        try:
+            result = layout(gpus=int(gpus), global_batch_tokens=int(tokens), **drill.inputs)  # type: ignore[attr-defined]
+        except ValueError:
+            continue  # the drill draws again
+        accepted += 1
+        assert result.pp > 1 and 0 < result.bubble_fraction < 1
+    assert accepted >= 3
