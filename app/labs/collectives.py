@@ -33,7 +33,9 @@ Tree model (all_reduce only: NCCL's tree algorithm implements only all-reduce):
     per-channel cap in v2.23.4-1. Without derating the ring's advantage is only 2K/(NB) and the
     crossover lands at terabytes for large N.
 Recursive halving and doubling (Rabenseifner; Thakur, Rabenseifner & Gropp 2005, MPICH's
-long-message all-reduce), N a power of two:
+long-message all-reduce), N a power of two (with g ranks per node, the halving steps inside the
+node come first, (1 − 1/g)·K on the intra-node links, then (1/g − 1/N)·K on each rank's own NIC:
+its steps are sequential, not a pipelined ring, so it cannot spread over the node's NICs):
     all_reduce                    2log₂N·α + 2(N−1)/N · K/B
     reduce_scatter, all_gather    log₂N·α + (N−1)/N · K/B
     bandwidth-optimal and logarithmic, but only on a full-bisection network: its distance-doubling
@@ -211,11 +213,27 @@ def collective(
     rate = link.bandwidth_Bps * (eta if algorithm == "tree" else 1.0)
     latency = messages * alpha
     bandwidth = sent / rate if sent else 0.0
+    first = _bandwidth_step(link, bandwidth_Bps, intra_node_bandwidth_Bps, n, ranks_per_node)
+    bandwidth_step = Step(
+        "Bandwidth term",
+        _bandwidth_tex(op, algorithm),
+        rf"\frac{{{tex(sent)}}}{{{tex(rate)}}}",
+        bandwidth,
+        "s",
+    )
+    if algorithm == "rabenseifner" and ranks_per_node > 1 and n > 1:
+        # Halving and doubling are not pipelined rings: the steps inside the node (taken
+        # first, where the halves are largest) run on NVLink, the rest on each rank's own NIC.
+        first, bandwidth_step, bandwidth = _halving_steps(
+            op, n, k, min(ranks_per_node, n), bandwidth_Bps, intra_node_bandwidth_Bps or 0.0
+        )
+        rate = sent / bandwidth
+        link = Link(rate, link.ranks_per_node, link.within_node)
     time = latency + bandwidth
     factor = busbw_factor(op, n)
     algbw = k / time if time > 0 else 0.0
     steps = [
-        _bandwidth_step(link, bandwidth_Bps, intra_node_bandwidth_Bps, n, ranks_per_node),
+        first,
         Step(
             "Latency term",
             _latency_tex(op, algorithm, g),
@@ -223,13 +241,7 @@ def collective(
             latency,
             "s",
         ),
-        Step(
-            "Bandwidth term",
-            _bandwidth_tex(op, algorithm),
-            rf"\frac{{{tex(sent)}}}{{{tex(rate)}}}",
-            bandwidth,
-            "s",
-        ),
+        bandwidth_step,
         Step("Time", r"T = T_\alpha + T_\beta", rf"{tex(latency)} + {tex(bandwidth)}", time, "s"),
         Step("Bus bandwidth factor", _factor_tex(op), f"N = {n}", factor, ""),
         Step(
@@ -252,6 +264,35 @@ def collective(
         effective_bandwidth_Bps=link.bandwidth_Bps,
         notes=_notes(algorithm, link, eta),
     )
+
+
+def _halving_steps(
+    op: str, n: int, k: float, g: int, nic: float, intra: float
+) -> tuple[Step, Step, float]:
+    """Recursive halving/doubling with g ranks per node: (1 − 1/g)·K on NVLink, then
+    (1/g − 1/N)·K on each rank's own NIC, per pass (Thakur et al. 2005, node-aware order)."""
+    passes = 2 if op == "all_reduce" else 1
+    inside, across = (1 - 1 / g) * k, (1 / g - 1 / n) * k
+    bandwidth = passes * (inside / intra + across / nic)
+    sent = passes * (n - 1) / n * k
+    rate = Step(
+        f"Effective bandwidth per rank: halving first inside the node ({g} ranks, NVLink), then "
+        "across nodes, each rank on its own NIC",
+        r"B = \frac{\text{bytes sent}}{T_\beta}",
+        rf"\frac{{{tex(sent)}}}{{{tex(bandwidth)}}}",
+        sent / bandwidth,
+        "B/s",
+    )
+    term = Step(
+        "Bandwidth term: the halves inside the node on NVLink, the rest on the NIC",
+        ("2" if passes == 2 else "") + r"\left(\frac{(1-\frac{1}{g})K}{B_{\text{intra}}} + "
+        r"\frac{(\frac{1}{g}-\frac{1}{N})K}{B_{\text{NIC}}}\right)",
+        rf"{passes} \times \left(\frac{{{tex(inside)}}}{{{tex(intra)}}} + "
+        rf"\frac{{{tex(across)}}}{{{tex(nic)}}}\right)",
+        bandwidth,
+        "s",
+    )
+    return rate, term, bandwidth
 
 
 def _bandwidth_step(link: Link, nic: float, intra: float | None, n: int, g_in: int) -> Step:
@@ -303,7 +344,9 @@ def _notes(algorithm: str, link: Link, eta: float) -> list[str]:
     if algorithm == "rabenseifner":
         notes.append(
             "Recursive halving then doubling assumes full bisection: its distance-doubling "
-            "partners share links on rail-optimised and oversubscribed fabrics (not modelled)."
+            "partners share links on rail-optimised and oversubscribed fabrics (not modelled). "
+            "With several ranks per node it is not a pipelined ring: its steps across nodes "
+            "use each rank's own NIC, so it cannot borrow the other NICs of the node."
         )
     if algorithm == "pat":
         notes.append(

@@ -274,3 +274,20 @@ def test_the_layout_bubble_drill_draws_pipelines() -> None:
         accepted += 1
         assert result.pp > 1 and 0 < result.bubble_fraction < 1
     assert accepted >= 3
+
+
+def test_halving_across_nodes_cannot_borrow_the_nodes_other_nics() -> None:
+    """With 8 ranks per node the halving steps inside the node go first on NVLink,
+    (1 − 1/8)·K, and the rest, (1/8 − 1/N)·K, on each rank's own NIC, pass by pass: at 1,024
+    ranks that is slower than the ring's 8 NICs at once (one reason NCCL builds rings)."""
+    k = 1e9
+    halving = collective("all_reduce", "rabenseifner", 1024, k, 0.0, NIC, 8, NVLINK)
+    expected = 2 * ((1 - 1 / 8) * k / NVLINK + (1 / 8 - 1 / 1024) * k / NIC)
+    assert halving.bandwidth_term_s == pytest.approx(expected)
+    assert halving.effective_bandwidth_Bps == pytest.approx(2 * 1023 / 1024 * k / expected)
+    ring = collective("all_reduce", "ring", 1024, k, 0.0, NIC, 8, NVLINK)
+    assert ring.bandwidth_term_s < halving.bandwidth_term_s
+    inside = collective("reduce_scatter", "rabenseifner", 8, k, 0.0, NIC, 8, NVLINK)
+    assert inside.bandwidth_term_s == pytest.approx(7 / 8 * k / NVLINK)
+    flat = collective("all_reduce", "rabenseifner", 1024, k, 0.0, NIC)
+    assert flat.bandwidth_term_s == pytest.approx(2 * 1023 / 1024 * k / NIC)
