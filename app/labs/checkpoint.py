@@ -42,6 +42,7 @@ class CheckpointResult:
     young_waste_fraction: float
     curve: list[WastePoint] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def young_interval_s(checkpoint_cost_s: float, mtbf_s: float) -> float:
@@ -159,6 +160,7 @@ def checkpoint(
         young_waste_fraction=waste_fraction(young, delta, m, r),
         curve=waste_curve(delta, m, r),
         steps=steps,
+        notes=_notes(),
     )
 
 
@@ -172,3 +174,13 @@ def cluster_mtbf_s(
     target = g if scale_to_gpus is None else check_int("scale_to_gpus", scale_to_gpus, 1)
     # Independent GPU failures add rates, so the MTBF falls as 1/GPUs (per-GPU MTBF = M·gpus).
     return span / n * g / target
+
+
+def _notes() -> list[str]:
+    """Where the numbers come from and what the model leaves out (module docstring)."""
+    return [
+        "Failures arrive as a Poisson process with mean time M (Daly 2006); δ is the time the "
+        "run stops to write, R the time from a failure to training again.",
+        "Left out: asynchronous checkpoints that overlap training (which shrink δ), failures "
+        "during restart, and failure rates that change over a run.",
+    ]

@@ -221,7 +221,7 @@ def collective(
         bandwidth,
         "s",
     )
-    if algorithm == "rabenseifner" and ranks_per_node > 1 and n > 1:
+    if algorithm == "rabenseifner" and ranks_per_node > 1 and not link.within_node:
         # Halving and doubling are not pipelined rings: the steps inside the node (taken
         # first, where the halves are largest) run on NVLink, the rest on each rank's own NIC.
         first, bandwidth_step, bandwidth = _halving_steps(

@@ -49,6 +49,7 @@ class MemoryResult:
     total_bytes: float
     activations_per_layer_bytes: float = 0.0
     steps: list[Step] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def model_states_bytes(
@@ -196,6 +197,7 @@ def memory(
         total_bytes=total,
         activations_per_layer_bytes=per_layer,
         steps=steps,
+        notes=_notes(activations > 0, grad),
     )
 
 
@@ -240,3 +242,22 @@ def _states_substituted(zero_stage: int, psi: float, k: float, n: int, grad: flo
         rf"2 \times {p} + \frac{{({g}+{kk}) \times {p}}}{{{n}}}",
         rf"\frac{{(2+{g}+{kk}) \times {p}}}{{{n}}}",
     )[zero_stage]
+
+
+def _notes(with_activations: bool, grad: float) -> list[str]:
+    """Where the numbers come from and what the model leaves out (module docstring)."""
+    notes = [
+        f"Model states: ZeRO's Figure 1 accounting, 2-byte weights, {grad:g}-byte gradients and "
+        "K optimizer bytes per parameter, split by TP × PP first, then sharded by ZeRO."
+    ]
+    if with_activations:
+        notes.append(
+            "Activations: Korthikanti et al. 2022, Table 2 (GPT-3-style attention that "
+            "materialises the s × s scores); the first 1F1B stage holds about L layers' worth."
+        )
+    notes.append(
+        "Left out: the embedding and output layers and fp32 logits, FlashAttention, SwiGLU and "
+        "GQA (they change the constants), ZeRO-3's gathered layers in flight, interleaving's "
+        "1 + (p−1)/(pv), NCCL buffers, allocator fragmentation and transient peaks."
+    )
+    return notes

@@ -446,3 +446,9 @@ def test_the_openapi_schema_documents_requests_and_responses(client: TestClient)
 
 def test_get_is_not_allowed_on_the_api(client: TestClient) -> None:
     assert client.get("/api/labs/memory").status_code == 405
+
+
+@pytest.mark.parametrize("lab", sorted(VALID))
+def test_every_answer_says_what_it_leaves_out(client: TestClient, lab: str) -> None:
+    notes = post(client, lab, VALID[lab]).json()["notes"]
+    assert notes and any("left out" in note.lower() for note in notes)

@@ -298,3 +298,11 @@ def test_the_collectives_page_shows_the_effective_rate(client: TestClient) -> No
     broken = spread | {"ranks": "12"}
     page = client.get(f"/labs/collectives?{urlencode(broken)}")
     assert page.status_code == 422 and 'id="err-ranks"' in page.text
+
+
+@pytest.mark.parametrize("name", sorted(LABS))
+def test_every_lab_says_where_its_numbers_come_from(client: TestClient, name: str) -> None:
+    html = client.get(f"/labs/{name}").text
+    assert "Where the numbers come from, and what the model leaves out" in html
+    notes = html.split('class="model-notes"', 1)[1].split("</ul>", 1)[0]
+    assert "left out" in notes.lower()

@@ -58,6 +58,7 @@ class CheckpointOut(LabOut):
     young_waste_fraction: float
     curve: list[WastePointOut] = Field(description="Waste against checkpoint interval")
     steps: list[StepOut]
+    notes: list[str] = Field(description="Where the numbers come from, what is left out")
 
 
 @router.post("/api/labs/checkpoint", tags=["labs"], responses=INVALID)
@@ -124,6 +125,7 @@ def view(values: Values) -> Context:
             ("Time lost per day", fmt.seconds(result.waste_fraction * 86_400)),
         ],
         "steps": render_steps(steps),
+        "notes": result.notes,
         "chart": chart,
     }
 

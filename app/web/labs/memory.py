@@ -63,6 +63,7 @@ class MemoryOut(LabOut):
     total_bytes: float
     activations_per_layer_bytes: float
     steps: list[StepOut]
+    notes: list[str] = Field(description="Where the numbers come from, what is left out")
 
 
 @router.post("/api/labs/memory", tags=["labs"], responses=INVALID)
@@ -134,6 +135,7 @@ def view(values: Values) -> Context:
         "verdict": verdict,
         "chart": chart,
         "steps": render_steps(result.steps),
+        "notes": result.notes,
     }
 
 

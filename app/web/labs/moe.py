@@ -52,6 +52,7 @@ class MoeOut(LabOut):
     drop_fraction: float | None = Field(description="Set when expert_loads are given")
     aux_loss: float | None = Field(description="Set when expert_loads and router_probs are given")
     steps: list[StepOut]
+    notes: list[str] = Field(description="Where the numbers come from, what is left out")
 
 
 @router.post("/api/labs/moe", tags=["labs"], responses=INVALID)
@@ -109,7 +110,13 @@ def view(values: Values) -> Context:
     if not _can_simulate(tokens, experts, k):
         limit = f"{SIM_TOKENS_TOP1:,} tokens" if k == 1 else f"{SIM_WORK_TOPK:,} tokens × experts"
         steps = render_steps(base.steps)
-        return {"rows": [capacity_row], "steps": steps, "simulated": False, "sim_limit": limit}
+        return {
+            "rows": [capacity_row],
+            "steps": steps,
+            "notes": base.notes,
+            "simulated": False,
+            "sim_limit": limit,
+        }
     loads = moe.simulate_loads(tokens, experts, k, skew)
     weights = [(i + 1) ** -skew for i in range(experts)]
     total = sum(weights)
@@ -129,6 +136,7 @@ def view(values: Values) -> Context:
     return {
         "rows": rows,
         "steps": render_steps(result.steps),
+        "notes": result.notes,
         "simulated": True,
         "charts": _charts(loads, tokens, k, cf, result),
     }

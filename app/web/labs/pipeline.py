@@ -38,6 +38,7 @@ class PipelineOut(LabOut):
     bubble_share: float = Field(description="Bubble time over total time")
     first_stage_inflight_microbatches: float
     steps: list[StepOut]
+    notes: list[str] = Field(description="Where the numbers come from, what is left out")
 
 
 @router.post("/api/labs/pipeline", tags=["labs"], responses=INVALID)
@@ -61,6 +62,7 @@ def view(values: Values) -> Context:
             ),
         ],
         "steps": render_steps(result.steps),
+        "notes": result.notes,
         "chart": None,
         "measured": None,
         "limit": TIMELINE_LIMIT,
