@@ -264,7 +264,8 @@ def traffic(plan: Plan, compute_s: float, explain: bool = True) -> list[TrafficI
                         rf"\max(0,\ {tex(gather)} - {tex(forward)})")  # fmt: skip
         else:
             gathers = 3 if plan.recompute == "full" else 2
-            collective, frequency = "all-gather ×2 + reduce-scatter", "per layer per microbatch"
+            collective = f"all-gather ×{gathers} + reduce-scatter"
+            frequency = "per layer per microbatch"
             calls = (gathers + 1) * layers * m
             volume = m * elements * (gathers * e + plan.grad_bytes)
             time = volume / bw + calls * hop
