@@ -21,6 +21,7 @@ from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.datasafety import backup, startup
 from app.db import Database
+from app.labs import catalog as lab_catalog
 from app.plan.service import PlanCache
 from app.srs import refit
 from app.web import (
@@ -43,7 +44,6 @@ from app.web import errata as errata_pages
 from app.web import glossary as glossary_pages
 from app.web import settings as settings_pages
 from app.web.identity import require_signed_in
-from app.web.lab_specs import LABS
 from app.web.security import SecurityMiddleware
 from app.web.templating import build_templates
 from app.web.topic_pages import TopicPages
@@ -89,7 +89,7 @@ def create_app(
     auth_policy = policy_of(settings)
     renderer = Renderer()
     catalog = load_catalog(settings.content_dir, renderer, STARTUP_TRIAL_DRAWS, load_processes)
-    lab_titles = {name: spec.title for name, spec in LABS.items()}
+    lab_titles = lab_catalog.titles()
     glossary = load_glossary(settings.content_dir, catalog, lab_titles, renderer)
     errata = load_errata(settings.content_dir, renderer)
     startup.prepare(settings, clock())  # refuses a damaged SQLite file; daily backup

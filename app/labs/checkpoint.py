@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from app.labs._common import Step, check_int, check_real, tex
 
 SECONDS_PER_DAY = 86_400.0
+MAX_CHECKPOINT_PER_MTBF = 100  # a longer checkpoint never completes between failures
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class CheckpointResult:
     young_waste_fraction: float
     curve: list[WastePoint] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def young_interval_s(checkpoint_cost_s: float, mtbf_s: float) -> float:
@@ -122,6 +124,13 @@ def checkpoint(
     delta = check_real("checkpoint_cost_s", checkpoint_cost_s, positive=True)
     m = check_real("mtbf_s", mtbf_s, positive=True)
     r = check_real("restart_cost_s", restart_cost_s, positive=False)
+    if delta > MAX_CHECKPOINT_PER_MTBF * m:
+        # The waste model's exponentials overflow near e^700, and long before that no run
+        # makes progress: refuse rather than answer with an overflow.
+        raise ValueError(
+            f"checkpoint_cost_s: must be at most {MAX_CHECKPOINT_PER_MTBF} × the time between "
+            "failures"
+        )
     young = young_interval_s(delta, m)
     daly = daly_interval_s(delta, m)
     waste = waste_fraction(daly, delta, m, r)
@@ -151,6 +160,7 @@ def checkpoint(
         young_waste_fraction=waste_fraction(young, delta, m, r),
         curve=waste_curve(delta, m, r),
         steps=steps,
+        notes=_notes(),
     )
 
 
@@ -164,3 +174,13 @@ def cluster_mtbf_s(
     target = g if scale_to_gpus is None else check_int("scale_to_gpus", scale_to_gpus, 1)
     # Independent GPU failures add rates, so the MTBF falls as 1/GPUs (per-GPU MTBF = M·gpus).
     return span / n * g / target
+
+
+def _notes() -> list[str]:
+    """Where the numbers come from and what the model leaves out (module docstring)."""
+    return [
+        "Failures arrive as a Poisson process with mean time M (Daly 2006); δ is the time the "
+        "run stops to write, R the time from a failure to training again.",
+        "Left out: asynchronous checkpoints that overlap training (which shrink δ), failures "
+        "during restart, and failure rates that change over a run.",
+    ]

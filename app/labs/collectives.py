@@ -1,8 +1,19 @@
-"""α–β cost of NCCL-style collectives, busbw factors, and the ring/tree crossover.
+"""α–β cost of NCCL-style collectives on node-aware links, busbw factors, and crossovers.
 
 `bytes` is the full buffer K, the nccl-tests convention (doc/PERFORMANCE.md): for reduce_scatter
 and all_gather it is the full, gathered buffer (count × ranks), for all_to_all the whole send
 buffer of one rank. Each message costs α + size/B; N = ranks.
+
+Which bandwidth B a rank sees (NCCL's node-aware rings, NCCL 2.4 blog and `src/graph/tuning.cc`,
+where a ring's bus bandwidth is nChannels × the per-channel rate of its slowest hop):
+    ranks_per_node g = 1   one rank per node: every hop crosses the network on the rank's own
+                           NIC, B = bandwidth_Bps (the only case before these inputs existed);
+    N ≤ g                  the whole group sits in one node: B = intra_node_bandwidth_Bps;
+    N > g > 1              across nodes with g ranks per node: NCCL builds g rings (channels)
+                           at once, each leaving the node on a different NIC, so every rank's
+                           share of the traffic moves at B = min(intra, g × NIC).
+Left out: per-channel and per-hop latency differences (one α for every step), NVLS and
+SHARP/CollNet in-network reduction, protocol choice (LL, LL128, Simple), and congestion.
 
 Ring models (a step sends one K/N chunk to the next rank):
     all_reduce       reduce-scatter then all-gather: 2(N−1)α + 2(N−1)/N · K/B
@@ -10,16 +21,35 @@ Ring models (a step sends one K/N chunk to the next rank):
     all_to_all       pairwise exchange, N−1 steps of K/N: (N−1)α + (N−1)/N · K/B
     broadcast        pipelined ring, chunk overhead ignored: (N−1)α + K/B
 Tree model (all_reduce only: NCCL's tree algorithm implements only all-reduce):
-    NCCL 2.4's pipelined double binary tree, reduce up then broadcast down: 2⌈log₂N⌉α + 2K/B.
+    NCCL 2.4's pipelined double binary tree, reduce up then broadcast down: 2dα + 2K/(ηB).
     Each tree carries K/2; a rank is inner in one tree (receives 2·K/2 and sends K/2 up, then
     sends 2·K/2 down) and a leaf in the other (sends K/2 up), so it sends 2K in all: the large-N
-    volume of the ring, 2(N−1)K/N → 2K, with a logarithmic instead of linear latency term.
+    volume of the ring, 2(N−1)K/N → 2K. The depth d is ⌈log₂N⌉ with one rank per node; with g
+    ranks per node NCCL chains the g ranks inside a node and runs the trees over the nodes, so
+    d = (g − 1) + ⌈log₂(N/g)⌉ (tuning.cc, v2.23.4-1: the tree's latency is
+    2·((nRanks/nNodes − 1)·intraLat + log2i(nNodes)·interLat)).
+    η is the tree's bandwidth efficiency: 1 in the ideal model; NCCL's tuner derates the tree to
+    0.9 × the ring's rate and caps it at 80 GB/s beyond two nodes (v2.7.5-1), 0.92 × and a
+    per-channel cap in v2.23.4-1. Without derating the ring's advantage is only 2K/(NB) and the
+    crossover lands at terabytes for large N.
+Recursive halving and doubling (Rabenseifner; Thakur, Rabenseifner & Gropp 2005, MPICH's
+long-message all-reduce), N a power of two (with g ranks per node, the halving steps inside the
+node come first, (1 − 1/g)·K on the intra-node links, then (1/g − 1/N)·K on each rank's own NIC:
+its steps are sequential, not a pipelined ring, so it cannot spread over the node's NICs):
+    all_reduce                    2log₂N·α + 2(N−1)/N · K/B
+    reduce_scatter, all_gather    log₂N·α + (N−1)/N · K/B
+    bandwidth-optimal and logarithmic, but only on a full-bisection network: its distance-doubling
+    partners collide on rails and oversubscribed layers (not modelled), one reason NCCL uses rings.
+PAT (NCCL's Parallel Aggregated Trees, from v2.23.4-1; all_gather and reduce_scatter only, and only
+with one GPU per node, `ncclPatEnable`): modelled as log-latency and bandwidth-optimal,
+⌈log₂N⌉α + (N−1)/N · K/B. NCCL's own model adds a linear 2.8 µs per rank and derates PAT's
+bandwidth (× 0.85 in v2.23.4-1, × 0.75 in v2.30.7-1); both are left out here.
 
 busbw = algbw × factor (nccl-tests doc/PERFORMANCE.md): all_reduce 2(N−1)/N; reduce_scatter,
 all_gather, all_to_all (N−1)/N; broadcast 1.
 
 `CollectiveResult.steps` is a list of `app.labs._common.Step` (label, symbolic LaTeX, LaTeX with
-numbers, value, unit).
+numbers, value, unit); `notes` say where the inputs came from and what the model leaves out.
 """
 
 from dataclasses import dataclass, field
@@ -27,7 +57,13 @@ from dataclasses import dataclass, field
 from app.labs._common import Step, check_choice, check_int, check_real, tex
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "broadcast", "all_to_all")
-ALGORITHMS = ("ring", "tree")
+ALGORITHMS = ("ring", "tree", "rabenseifner", "pat")
+ALGORITHM_OPS = {
+    "ring": OPS,
+    "tree": ("all_reduce",),
+    "rabenseifner": ("all_reduce", "reduce_scatter", "all_gather"),
+    "pat": ("reduce_scatter", "all_gather"),
+}
 
 
 @dataclass(frozen=True)
@@ -42,6 +78,8 @@ class CollectiveResult:
     algbw_Bps: float
     busbw_Bps: float
     steps: list[Step] = field(default_factory=list)
+    effective_bandwidth_Bps: float = 0.0
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -79,19 +117,63 @@ def tree_depth(ranks: int) -> int:
     return (ranks - 1).bit_length()
 
 
-def _terms(op: str, algorithm: str, n: int, k: float) -> tuple[int, float, float]:
-    """(latency message count, bytes sent per rank, bandwidth volume): the module's α–β models."""
+@dataclass(frozen=True)
+class Link:
+    """The rate one rank of a group sees, and why (the module docstring's node-aware rule)."""
+
+    bandwidth_Bps: float
+    ranks_per_node: int  # g: the group's ranks in one node (1 when the group is one per node)
+    within_node: bool
+
+
+def node_link(
+    ranks: int,
+    bandwidth_Bps: float,
+    ranks_per_node: int = 1,
+    intra_node_bandwidth_Bps: float | None = None,
+) -> Link:
+    """Effective per-rank rate of a group: NCCL's node-aware rings (NCCL 2.4 blog; tuning.cc)."""
+    n = check_int("ranks", ranks, 1)
+    nic = check_real("bandwidth_Bps", bandwidth_Bps, positive=True)
+    g = check_int("ranks_per_node", ranks_per_node, 1)
+    if g == 1:
+        return Link(nic, 1, n == 1)
+    if intra_node_bandwidth_Bps is None:
+        raise ValueError("intra_node_bandwidth_Bps: required when ranks_per_node is above 1")
+    intra = check_real("intra_node_bandwidth_Bps", intra_node_bandwidth_Bps, positive=True)
+    if n <= g:
+        return Link(intra, n, True)
+    if n % g:
+        raise ValueError(
+            f"ranks: a group across nodes must fill its nodes evenly: a multiple of "
+            f"ranks_per_node ({g})"
+        )
+    return Link(min(intra, g * nic), g, False)
+
+
+def _latency_count(op: str, algorithm: str, n: int, g: int) -> int:
+    """Messages on the critical path: ring 2(N−1) or N−1, tree 2d, log-time algorithms log₂N."""
     if n == 1:
-        return 0, 0.0, 0.0
+        return 0
     if algorithm == "tree":
-        return 2 * tree_depth(n), 2.0 * k, 2.0 * k
+        nodes = max(1, n // g)
+        return 2 * ((min(g, n) - 1) + tree_depth(nodes))
+    if algorithm in ("rabenseifner", "pat"):
+        return (2 if op == "all_reduce" else 1) * tree_depth(n)
+    return 2 * (n - 1) if op == "all_reduce" else n - 1
+
+
+def _volume(op: str, algorithm: str, n: int, k: float) -> float:
+    """Bytes each rank sends: ring (N−1)/N per pass, tree 2K, broadcast K (module docstring)."""
+    if n == 1:
+        return 0.0
+    if algorithm == "tree":
+        return 2.0 * k
     if op == "all_reduce":
-        volume = 2.0 * (n - 1) / n * k
-        return 2 * (n - 1), volume, volume
+        return 2.0 * (n - 1) / n * k
     if op == "broadcast":
-        return n - 1, k, k
-    volume = (n - 1) / n * k
-    return n - 1, volume, volume
+        return k
+    return (n - 1) / n * k
 
 
 def collective(
@@ -101,38 +183,65 @@ def collective(
     bytes: float,
     alpha_s: float,
     bandwidth_Bps: float,
+    ranks_per_node: int = 1,
+    intra_node_bandwidth_Bps: float | None = None,
+    tree_efficiency: float = 1.0,
 ) -> CollectiveResult:
-    """α–β time of one collective: Patarasuk & Yuan 2009 (ring), NCCL 2.4 blog (tree)."""
+    """α–β time of one collective: Patarasuk & Yuan 2009 (ring), NCCL 2.4 blog (tree), Thakur
+    et al. 2005 (recursive halving/doubling), NCCL tuning.cc (node-aware rates, PAT)."""
     check_choice("op", op, OPS)
     check_choice("algorithm", algorithm, ALGORITHMS)
     n = check_int("ranks", ranks, 1)
     k = check_real("bytes", bytes, positive=False)
     alpha = check_real("alpha_s", alpha_s, positive=False)
-    bw = check_real("bandwidth_Bps", bandwidth_Bps, positive=True)
-    if algorithm == "tree" and op != "all_reduce":
-        raise ValueError("algorithm: tree is modelled for all_reduce only, as in NCCL")
+    check_real("bandwidth_Bps", bandwidth_Bps, positive=True)
+    eta = check_real("tree_efficiency", tree_efficiency, positive=True)
+    if eta > 1:
+        raise ValueError("tree_efficiency: must be at most 1")
+    if op not in ALGORITHM_OPS[algorithm]:
+        allowed = ", ".join(ALGORITHM_OPS[algorithm])
+        raise ValueError(f"algorithm: {algorithm} is modelled for {allowed} only, as in NCCL")
+    link = node_link(n, bandwidth_Bps, ranks_per_node, intra_node_bandwidth_Bps)
+    if algorithm == "rabenseifner" and n & (n - 1):
+        raise ValueError("ranks: recursive halving and doubling is modelled for a power of two")
+    if algorithm == "pat" and ranks_per_node != 1:
+        raise ValueError("ranks_per_node: NCCL runs PAT only with one GPU per node (v2.23+)")
 
-    messages, sent, volume = _terms(op, algorithm, n, k)
+    g = link.ranks_per_node
+    messages = _latency_count(op, algorithm, n, g)
+    sent = _volume(op, algorithm, n, k)
+    rate = link.bandwidth_Bps * (eta if algorithm == "tree" else 1.0)
     latency = messages * alpha
-    bandwidth = volume / bw
+    bandwidth = sent / rate if sent else 0.0
+    first = _bandwidth_step(link, bandwidth_Bps, intra_node_bandwidth_Bps, n, ranks_per_node)
+    bandwidth_step = Step(
+        "Bandwidth term",
+        _bandwidth_tex(op, algorithm),
+        rf"\frac{{{tex(sent)}}}{{{tex(rate)}}}",
+        bandwidth,
+        "s",
+    )
+    if algorithm == "rabenseifner" and ranks_per_node > 1 and not link.within_node:
+        # Halving and doubling are not pipelined rings: the steps inside the node (taken
+        # first, where the halves are largest) run on NVLink, the rest on each rank's own NIC.
+        first, bandwidth_step, bandwidth = _halving_steps(
+            op, n, k, min(ranks_per_node, n), bandwidth_Bps, intra_node_bandwidth_Bps or 0.0
+        )
+        rate = sent / bandwidth
+        link = Link(rate, link.ranks_per_node, link.within_node)
     time = latency + bandwidth
     factor = busbw_factor(op, n)
     algbw = k / time if time > 0 else 0.0
     steps = [
+        first,
         Step(
             "Latency term",
-            _latency_tex(op, algorithm),
+            _latency_tex(op, algorithm, g),
             rf"{messages} \times {tex(alpha)}",
             latency,
             "s",
         ),
-        Step(
-            "Bandwidth term",
-            _bandwidth_tex(op, algorithm),
-            rf"\frac{{{tex(volume)}}}{{{tex(bw)}}}",
-            bandwidth,
-            "s",
-        ),
+        bandwidth_step,
         Step("Time", r"T = T_\alpha + T_\beta", rf"{tex(latency)} + {tex(bandwidth)}", time, "s"),
         Step("Bus bandwidth factor", _factor_tex(op), f"N = {n}", factor, ""),
         Step(
@@ -152,17 +261,125 @@ def collective(
         algbw_Bps=algbw,
         busbw_Bps=algbw * factor,
         steps=steps,
+        effective_bandwidth_Bps=link.bandwidth_Bps,
+        notes=_notes(algorithm, link, eta),
     )
 
 
-def crossover_bytes(ranks: int, alpha_s: float, bandwidth_Bps: float) -> float:
-    """Size K* where ring and tree all-reduce times meet: K* = N·B·α·(N−1−⌈log₂N⌉) (this model)."""
+def _halving_steps(
+    op: str, n: int, k: float, g: int, nic: float, intra: float
+) -> tuple[Step, Step, float]:
+    """Recursive halving/doubling with g ranks per node: (1 − 1/g)·K on NVLink, then
+    (1/g − 1/N)·K on each rank's own NIC, per pass (Thakur et al. 2005, node-aware order)."""
+    passes = 2 if op == "all_reduce" else 1
+    inside, across = (1 - 1 / g) * k, (1 / g - 1 / n) * k
+    bandwidth = passes * (inside / intra + across / nic)
+    sent = passes * (n - 1) / n * k
+    rate = Step(
+        f"Effective bandwidth per rank: halving first inside the node ({g} ranks, NVLink), then "
+        "across nodes, each rank on its own NIC",
+        r"B = \frac{\text{bytes sent}}{T_\beta}",
+        rf"\frac{{{tex(sent)}}}{{{tex(bandwidth)}}}",
+        sent / bandwidth,
+        "B/s",
+    )
+    term = Step(
+        "Bandwidth term: the halves inside the node on NVLink, the rest on the NIC",
+        ("2" if passes == 2 else "") + r"\left(\frac{(1-\frac{1}{g})K}{B_{\text{intra}}} + "
+        r"\frac{(\frac{1}{g}-\frac{1}{N})K}{B_{\text{NIC}}}\right)",
+        rf"{passes} \times \left(\frac{{{tex(inside)}}}{{{tex(intra)}}} + "
+        rf"\frac{{{tex(across)}}}{{{tex(nic)}}}\right)",
+        bandwidth,
+        "s",
+    )
+    return rate, term, bandwidth
+
+
+def _bandwidth_step(link: Link, nic: float, intra: float | None, n: int, g_in: int) -> Step:
+    """Where B came from: the module docstring's node-aware rule (NCCL's one ring per NIC)."""
+    label = "Effective bandwidth per rank"
+    if g_in == 1:
+        return Step(
+            f"{label}: one rank per node, each on its own NIC",
+            r"B = B_{\text{NIC}}",
+            tex(nic),
+            link.bandwidth_Bps,
+            "B/s",
+        )
+    if link.within_node:
+        return Step(
+            f"{label}: all {n} ranks in one node, on the intra-node links",
+            r"B = B_{\text{intra}}",
+            tex(intra or 0.0),
+            link.bandwidth_Bps,
+            "B/s",
+        )
+    return Step(
+        f"{label}: {link.ranks_per_node} rings at once across nodes, one per NIC",
+        r"B = \min(B_{\text{intra}},\ g \cdot B_{\text{NIC}})",
+        rf"\min({tex(intra or 0.0)},\ {link.ranks_per_node} \times {tex(nic)})",
+        link.bandwidth_Bps,
+        "B/s",
+    )
+
+
+def _notes(algorithm: str, link: Link, eta: float) -> list[str]:
+    """Where the numbers come from and what the model leaves out (module docstring)."""
+    notes = [
+        "α and B are your inputs; K/B uses the effective bandwidth above. One α per step: "
+        "NCCL's per-channel, per-protocol (LL, LL128, Simple) and intra- versus inter-node "
+        "latencies are left out, and so are congestion and NVLS or SHARP in-network reduction."
+    ]
+    if not link.within_node and link.ranks_per_node > 1:
+        notes.append(
+            "Across nodes, NCCL runs one ring per NIC, so the node's NICs share each rank's "
+            "traffic; the bytes leaving a node are the same whatever the layout inside it."
+        )
+    if algorithm == "tree":
+        notes.append(
+            f"Tree bandwidth efficiency η = {eta:g}: NCCL's tuner derates the tree to 0.9 × the "
+            "ring's rate and caps it at 80 GB/s beyond two nodes (v2.7.5), 0.92 × and a "
+            "per-channel cap in v2.23; η = 1 is the ideal model."
+        )
+    if algorithm == "rabenseifner":
+        notes.append(
+            "Recursive halving then doubling assumes full bisection: its distance-doubling "
+            "partners share links on rail-optimised and oversubscribed fabrics (not modelled). "
+            "With several ranks per node it is not a pipelined ring: its steps across nodes "
+            "use each rank's own NIC, so it cannot borrow the other NICs of the node."
+        )
+    if algorithm == "pat":
+        notes.append(
+            "PAT (NCCL 2.23+, one GPU per node): NCCL's own model adds 2.8 µs per rank and "
+            "derates PAT's bandwidth (× 0.85 in 2.23, × 0.75 in 2.30); both are left out here."
+        )
+    return notes
+
+
+def crossover_bytes(
+    ranks: int,
+    alpha_s: float,
+    bandwidth_Bps: float,
+    ranks_per_node: int = 1,
+    intra_node_bandwidth_Bps: float | None = None,
+    tree_efficiency: float = 1.0,
+) -> float:
+    """Size K* where ring and tree all-reduce times meet (this module's models):
+    K* = (N−1−d)·α·B / (1/η − 1 + 1/N), which is N·B·α·(N−1−⌈log₂N⌉) when η = 1 and g = 1."""
     n = check_int("ranks", ranks, 1)
     alpha = check_real("alpha_s", alpha_s, positive=False)
-    bw = check_real("bandwidth_Bps", bandwidth_Bps, positive=True)
-    # Ring minus tree: 2(N−1−d)α − 2K/(NB); below K* the tree's shorter latency wins. When
-    # N−1 ≤ d (N ≤ 3) the tree never wins and the crossover is at zero bytes.
-    return max(0.0, n * bw * alpha * (n - 1 - tree_depth(n)))
+    eta = check_real("tree_efficiency", tree_efficiency, positive=True)
+    if eta > 1:
+        raise ValueError("tree_efficiency: must be at most 1")
+    link = node_link(n, bandwidth_Bps, ranks_per_node, intra_node_bandwidth_Bps)
+    if n == 1:
+        return 0.0
+    # Ring minus tree: 2(N−1−d)α − 2K/B·(1/η − 1 + 1/N); below K* the tree's shorter latency
+    # wins. When N−1 ≤ d (N ≤ 3, or a one-node chain) the tree never wins: zero bytes.
+    saved = (n - 1) - _latency_count("all_reduce", "tree", n, link.ranks_per_node) // 2
+    if eta == 1.0:
+        return max(0.0, n * link.bandwidth_Bps * alpha * saved)
+    return max(0.0, saved * alpha * link.bandwidth_Bps / (1.0 / eta - 1.0 + 1.0 / n))
 
 
 def default_sizes() -> list[float]:
@@ -175,27 +392,39 @@ def allreduce_curve(
     alpha_s: float,
     bandwidth_Bps: float,
     sizes: list[float] | None = None,
+    ranks_per_node: int = 1,
+    intra_node_bandwidth_Bps: float | None = None,
+    tree_efficiency: float = 1.0,
 ) -> list[CurvePoint]:
     """All-reduce time against message size, ring and tree: this module's α–β models."""
     points = []
+    links = (ranks_per_node, intra_node_bandwidth_Bps)
     for size in default_sizes() if sizes is None else sizes:
-        ring = collective("all_reduce", "ring", ranks, size, alpha_s, bandwidth_Bps)
-        tree = collective("all_reduce", "tree", ranks, size, alpha_s, bandwidth_Bps)
+        ring = collective("all_reduce", "ring", ranks, size, alpha_s, bandwidth_Bps, *links)
+        tree = collective(
+            "all_reduce", "tree", ranks, size, alpha_s, bandwidth_Bps, *links, tree_efficiency
+        )
         points.append(CurvePoint(bytes=float(size), ring_s=ring.time_s, tree_s=tree.time_s))
     return points
 
 
-def _latency_tex(op: str, algorithm: str) -> str:
-    """Latency term as LaTeX: Patarasuk & Yuan 2009 (ring), NCCL 2.4 blog (tree)."""
+def _latency_tex(op: str, algorithm: str, g: int) -> str:
+    """Latency term as LaTeX: Patarasuk & Yuan 2009 (ring), NCCL 2.4 blog (tree), Thakur 2005."""
     if algorithm == "tree":
+        if g > 1:
+            return r"2\left((g-1)+\lceil\log_2 (N/g)\rceil\right)\alpha"
         return r"2\lceil\log_2 N\rceil\alpha"
+    if algorithm in ("rabenseifner", "pat"):
+        return (
+            r"2\lceil\log_2 N\rceil\alpha" if op == "all_reduce" else r"\lceil\log_2 N\rceil\alpha"
+        )
     return r"2(N-1)\alpha" if op == "all_reduce" else r"(N-1)\alpha"
 
 
 def _bandwidth_tex(op: str, algorithm: str) -> str:
-    """Bandwidth term as LaTeX: Patarasuk & Yuan 2009 (ring), NCCL 2.4 blog (tree)."""
+    """Bandwidth term as LaTeX: Patarasuk & Yuan 2009 (ring), NCCL 2.4 blog (tree), Thakur 2005."""
     if algorithm == "tree":
-        return r"\frac{2K}{B}"
+        return r"\frac{2K}{\eta B}"
     if op == "all_reduce":
         return r"\frac{2(N-1)}{N}\cdot\frac{K}{B}"
     if op == "broadcast":

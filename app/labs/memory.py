@@ -1,9 +1,11 @@
 """Per-GPU training memory: ZeRO model states plus Korthikanti activations, in bytes.
 
 Model states follow ZeRO (Rajbhandari et al. 2019, arXiv 1910.02054, §3 and Figure 1) with
-2-byte weights, 2-byte gradients and K optimizer bytes per parameter (K = 12 for mixed-precision
-Adam: fp32 master weights, momentum and variance). Tensor and pipeline parallelism split the
-model first, Ψ_local = params / (tp·pp); ZeRO then shards over the dp data-parallel ranks:
+2-byte weights, G = 2-byte gradients (G = 4 for fp32 gradients, as Megatron-LM's main grads and
+Llama 3 keep them: 6 + 12/d bytes under the distributed optimizer) and K optimizer bytes per
+parameter (K = 12 for mixed-precision Adam: fp32 master weights, momentum and variance).
+Tensor and pipeline parallelism split the model first, Ψ_local = params / (tp·pp); ZeRO then
+shards over the dp data-parallel ranks:
 
     stage 0: (2 + 2 + K)Ψ      stage 1: 2Ψ + 2Ψ + KΨ/N
     stage 2: 2Ψ + (2 + K)Ψ/N   stage 3: (2 + 2 + K)Ψ/N
@@ -47,15 +49,21 @@ class MemoryResult:
     total_bytes: float
     activations_per_layer_bytes: float = 0.0
     steps: list[Step] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def model_states_bytes(
-    params: float, dp: int, zero_stage: int, optimizer_bytes_per_param: float
+    params: float,
+    dp: int,
+    zero_stage: int,
+    optimizer_bytes_per_param: float,
+    grad_bytes_per_param: float = 2.0,
 ) -> tuple[float, float, float]:
-    """(weights, gradients, optimizer) bytes per GPU for Ψ local params: ZeRO §5.1, Figure 1."""
+    """(weights, gradients, optimizer) bytes per GPU for Ψ local params: ZeRO §5.1, Figure 1;
+    4-byte gradients are Megatron-LM's fp32 main grads (dist_optimizer.md: 6 + 12/d)."""
     n = float(dp)
     weights = 2.0 * params / (n if zero_stage >= 3 else 1.0)
-    grads = 2.0 * params / (n if zero_stage >= 2 else 1.0)
+    grads = grad_bytes_per_param * params / (n if zero_stage >= 2 else 1.0)
     optimizer = optimizer_bytes_per_param * params / (n if zero_stage >= 1 else 1.0)
     return weights, grads, optimizer
 
@@ -108,6 +116,7 @@ def memory(
     layers: int | None = None,
     recompute: str = "none",
     sequence_parallel: bool = False,
+    grad_bytes_per_param: float = 2.0,
 ) -> MemoryResult:
     """Per-GPU training memory: ZeRO (arXiv 1910.02054) §5 + Korthikanti 2022 Table 2, §4.2.3."""
     psi = check_real("params", params, positive=True)
@@ -118,12 +127,13 @@ def memory(
     if zero_stage > 3:
         raise ValueError("zero_stage: must be 0, 1, 2 or 3")
     k = check_real("optimizer_bytes_per_param", optimizer_bytes_per_param, positive=False)
+    grad = check_real("grad_bytes_per_param", grad_bytes_per_param, positive=True)
     check_choice("recompute", recompute, RECOMPUTE_CHOICES)
     if not isinstance(sequence_parallel, bool):
         raise ValueError("sequence_parallel: must be true or false")
 
     local = psi / (tp * pp)
-    weights, grads, optimizer = model_states_bytes(local, dp, zero_stage, k)
+    weights, grads, optimizer = model_states_bytes(local, dp, zero_stage, k, grad)
     states = weights + grads + optimizer
     steps = [
         Step(
@@ -135,8 +145,8 @@ def memory(
         ),
         Step(
             f"Model states, ZeRO stage {zero_stage}",
-            _states_formula(zero_stage),
-            _states_substituted(zero_stage, local, k, dp),
+            _states_formula(zero_stage, grad),
+            _states_substituted(zero_stage, local, k, dp, grad),
             states,
             "B",
         ),
@@ -187,6 +197,7 @@ def memory(
         total_bytes=total,
         activations_per_layer_bytes=per_layer,
         steps=steps,
+        notes=_notes(activations > 0, grad),
     )
 
 
@@ -197,22 +208,56 @@ def _required(name: str, value: int | None) -> int:
     return check_int(name, value, 1)
 
 
-def _states_formula(zero_stage: int) -> str:
-    """ZeRO's per-stage memory expression: Rajbhandari et al. 2019, Figure 1."""
+def _states_formula(zero_stage: int, grad: float = 2.0) -> str:
+    """ZeRO's per-stage memory expression: Rajbhandari et al. 2019, Figure 1 (G = 2 there)."""
+    if grad == 2.0:
+        return (
+            r"(2+2+K)\Psi",
+            r"2\Psi + 2\Psi + \frac{K\Psi}{N}",
+            r"2\Psi + \frac{(2+K)\Psi}{N}",
+            r"\frac{(2+2+K)\Psi}{N}",
+        )[zero_stage]
     return (
-        r"(2+2+K)\Psi",
-        r"2\Psi + 2\Psi + \frac{K\Psi}{N}",
-        r"2\Psi + \frac{(2+K)\Psi}{N}",
-        r"\frac{(2+2+K)\Psi}{N}",
+        r"(2+G+K)\Psi",
+        r"2\Psi + G\Psi + \frac{K\Psi}{N}",
+        r"2\Psi + \frac{(G+K)\Psi}{N}",
+        r"\frac{(2+G+K)\Psi}{N}",
     )[zero_stage]
 
 
-def _states_substituted(zero_stage: int, psi: float, k: float, n: int) -> str:
+def _states_substituted(zero_stage: int, psi: float, k: float, n: int, grad: float = 2.0) -> str:
     """ZeRO's per-stage expression with numbers: Rajbhandari et al. 2019, Figure 1."""
     p, kk = tex(psi), tex(k)
+    if grad == 2.0:
+        return (
+            rf"(4+{kk}) \times {p}",
+            rf"4 \times {p} + \frac{{{kk} \times {p}}}{{{n}}}",
+            rf"2 \times {p} + \frac{{(2+{kk}) \times {p}}}{{{n}}}",
+            rf"\frac{{(4+{kk}) \times {p}}}{{{n}}}",
+        )[zero_stage]
+    g = tex(grad)
     return (
-        rf"(4+{kk}) \times {p}",
-        rf"4 \times {p} + \frac{{{kk} \times {p}}}{{{n}}}",
-        rf"2 \times {p} + \frac{{(2+{kk}) \times {p}}}{{{n}}}",
-        rf"\frac{{(4+{kk}) \times {p}}}{{{n}}}",
+        rf"(2+{g}+{kk}) \times {p}",
+        rf"(2+{g}) \times {p} + \frac{{{kk} \times {p}}}{{{n}}}",
+        rf"2 \times {p} + \frac{{({g}+{kk}) \times {p}}}{{{n}}}",
+        rf"\frac{{(2+{g}+{kk}) \times {p}}}{{{n}}}",
     )[zero_stage]
+
+
+def _notes(with_activations: bool, grad: float) -> list[str]:
+    """Where the numbers come from and what the model leaves out (module docstring)."""
+    notes = [
+        f"Model states: ZeRO's Figure 1 accounting, 2-byte weights, {grad:g}-byte gradients and "
+        "K optimizer bytes per parameter, split by TP × PP first, then sharded by ZeRO."
+    ]
+    if with_activations:
+        notes.append(
+            "Activations: Korthikanti et al. 2022, Table 2 (GPT-3-style attention that "
+            "materialises the s × s scores); the first 1F1B stage holds about L layers' worth."
+        )
+    notes.append(
+        "Left out: the embedding and output layers and fp32 logits, FlashAttention, SwiGLU and "
+        "GQA (they change the constants), ZeRO-3's gathered layers in flight, interleaving's "
+        "1 + (p−1)/(pv), NCCL buffers, allocator fragmentation and transient peaks."
+    )
+    return notes

@@ -34,6 +34,7 @@ class MoeResult:
     drop_fraction: float | None
     aux_loss: float | None
     steps: list[Step] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ def moe(
         drop_fraction=drop_fraction,
         aux_loss=aux,
         steps=steps,
+        notes=_notes(),
     )
 
 
@@ -205,3 +207,13 @@ def drop_curve(
         dropped = sum(max(0, load - capacity) for load in expert_loads)
         points.append(DropPoint(float(cf), capacity, dropped / (top_k * tokens)))
     return points
+
+
+def _notes() -> list[str]:
+    """Where the numbers come from and what the model leaves out (module docstring)."""
+    return [
+        "Capacity and the load-balancing loss follow Switch Transformer (Fedus et al. 2021, "
+        "§2.2 and eq. 4); tokens over capacity are dropped and ride the residual connection.",
+        "Left out: dropless routing (token-choice with padding or MegaBlocks), expert-choice "
+        "routing, the all-to-all's cost, and the router z-loss.",
+    ]

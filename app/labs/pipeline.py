@@ -36,6 +36,7 @@ class PipelineResult:
     bubble_share: float
     first_stage_inflight_microbatches: float
     steps: list[Step] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ def pipeline(
         bubble_share=share,
         first_stage_inflight_microbatches=inflight,
         steps=steps,
+        notes=_notes(schedule),
     )
 
 
@@ -198,3 +200,15 @@ def timeline_bubble_fraction(events: list[TimelineEvent], stages: int) -> float:
     makespan = max(e.end for e in events)
     busy = sum(e.end - e.start for e in events) / stages
     return (makespan - busy) / busy
+
+
+def _notes(schedule: str) -> list[str]:
+    """Where the numbers come from and what the model leaves out (module docstring)."""
+    return [
+        "Narayanan et al. 2021 §2.2: equal stages, a backward pass twice a forward, "
+        + ("v model chunks per stage; " if schedule == "interleaved" else "")
+        + "the bubble counted against ideal compute and against the whole step.",
+        "Left out: pipeline send/receive time, uneven stages (embedding and output layers), "
+        "zero-bubble and DualPipe schedules, and the data-parallel reduction after the last "
+        "microbatch.",
+    ]

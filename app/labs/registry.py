@@ -35,11 +35,6 @@ DRILL_FUNCTIONS: dict[str, LabFunction] = {
 }
 
 
-def lab_of(function_name: str) -> str:
-    """The lab page a function belongs to: its module's name."""
-    return function_name.split(".", 1)[0]
-
-
 def parameters(function_name: str) -> tuple[set[str], set[str]]:
     """(all parameter names, the required ones) of a registered function."""
     signature = inspect.signature(DRILL_FUNCTIONS[function_name])

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from app.web.lab_specs import LABS
+from app.web.labs import LABS
 from tests.browser.audit import audit, focused, keyboard_reaches
 
 

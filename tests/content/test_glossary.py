@@ -8,7 +8,7 @@ import pytest
 
 from app.content.glossary import Glossary, load_glossary, slug_of
 from app.content.loader import ContentError, load_catalog
-from app.web.lab_specs import LABS
+from app.labs.catalog import LABS
 from tests.conftest import FIXTURE_CONTENT, REAL_CONTENT
 
 LAB_TITLES = {name: spec.title for name, spec in LABS.items()}

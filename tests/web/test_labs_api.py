@@ -179,7 +179,78 @@ def test_layout_chooses_and_explains(client: TestClient) -> None:
         "link",
         "time_s",
         "exposed_s",
+        "bandwidth_Bps",
+        "overlap_window_s",
+        "latency_s",
     }
+    ranked = body["candidates"]
+    assert len(ranked) == len(expected.candidates) > 1
+    first = ranked[0]
+    assert (first["tp"], first["pp"], first["dp"]) == (body["tp"], body["pp"], body["dp"])
+    assert first["step_time_estimate_s"] == pytest.approx(body["step_time_estimate_s"])
+    times = [c["step_time_estimate_s"] for c in ranked]
+    assert all(b >= a * (1 - 1e-9) for a, b in zip(times, times[1:], strict=False))
+    assert {"zero_stage", "recompute", "compute_time_s", "bubble_s", "data_exposed_s"} <= set(first)
+    assert body["steps"] and body["notes"]
+
+
+def test_layout_takes_the_utilisation_kind_and_gradient_dtype(client: TestClient) -> None:
+    mfu = post(client, "layout", H100_70B).json()
+    hfu = post(client, "layout", {**H100_70B, "efficiency": "hfu"}).json()
+    assert hfu["compute_time_s"] >= mfu["compute_time_s"]
+    assert mfu["compute_time_s"] == pytest.approx(6 * 70e9 * 4_194_304 / (64 * 989e12 * 0.4))
+    fp32 = post(client, "layout", {**H100_70B, "grad_dtype": "fp32"}).json()
+    assert fp32["reasons"][0].count("18 bytes per parameter") == 1
+
+
+def test_collective_defaults_answer_as_before_and_show_the_rate(client: TestClient) -> None:
+    flat = post(client, "collective", VALID["collective"]).json()
+    explicit = {**VALID["collective"], "ranks_per_node": 1, "tree_efficiency": 1.0}
+    same = post(client, "collective", explicit).json()
+    assert flat == same
+    assert flat["effective_bandwidth_Bps"] == 450e9
+    assert flat["notes"] and "Effective bandwidth" in flat["steps"][0]["label"]
+
+
+def test_collective_is_node_aware(client: TestClient) -> None:
+    across = {
+        **VALID["collective"],
+        "ranks": 1024,
+        "alpha_s": 0.0,
+        "bandwidth_Bps": 50e9,
+        "ranks_per_node": 8,
+        "intra_node_bandwidth_Bps": 450e9,
+    }
+    body = post(client, "collective", across).json()
+    assert body["effective_bandwidth_Bps"] == 400e9  # min(450, 8 × 50)
+    assert body["time_s"] == pytest.approx(2 * 1023 / 1024 * 1e9 / 400e9)
+    assert body["busbw_Bps"] == pytest.approx(400e9)
+    inside = post(client, "collective", {**across, "ranks": 8}).json()
+    assert inside["effective_bandwidth_Bps"] == 450e9
+    pcie = post(client, "collective", {**across, "intra_node_bandwidth_Bps": 25e9}).json()
+    assert pcie["effective_bandwidth_Bps"] == 25e9
+    derated = post(client, "collective", {**across, "algorithm": "tree", "tree_efficiency": 0.9})
+    assert derated.json()["bandwidth_term_s"] == pytest.approx(2e9 / (0.9 * 400e9))
+    halving = {**across, "algorithm": "rabenseifner"}
+    assert post(client, "collective", halving).json()["latency_term_s"] == 0.0
+    pat = {**VALID["collective"], "op": "all_gather", "algorithm": "pat", "ranks": 16}
+    assert post(client, "collective", pat).json()["latency_term_s"] == pytest.approx(4 * 5e-6)
+
+
+def test_the_collective_page_url_redirects(client: TestClient) -> None:
+    response = client.get("/labs/collective?ranks=16&op=all_gather", follow_redirects=False)
+    assert response.status_code == 308
+    assert response.headers["location"] == "/labs/collectives?ranks=16&op=all_gather"
+    assert client.get("/labs/collective").status_code == 200
+
+
+def test_page_and_api_share_their_bounds(client: TestClient) -> None:
+    """Code review §1.2: GET /labs/memory?params=1e16 was refused while the API took it."""
+    assert post(client, "memory", {"params": 1e16}).status_code == 200
+    assert client.get("/labs/memory", params={"params": "1e16"}).status_code == 200
+    assert_422(post(client, "memory", {"params": 2e18}), "params")
+    page = client.get("/labs/memory", params={"params": "2e18"})
+    assert page.status_code == 422 and 'id="err-params"' in page.text
 
 
 def test_layout_that_cannot_fit_is_a_422_saying_why(client: TestClient) -> None:
@@ -240,6 +311,42 @@ BAD: list[tuple[str, dict[str, Any], str | None]] = [
     ),
     ("memory", {"params": 7e9, "seq_len": 4096}, "micro_batch"),
     ("collective", {**VALID["collective"], "op": "all_gather", "algorithm": "tree"}, "algorithm"),
+    ("collective", {**VALID["collective"], "ranks_per_node": 8}, "intra_node_bandwidth_Bps"),
+    ("collective", {**VALID["collective"], "ranks_per_node": 0}, "ranks_per_node"),
+    ("collective", {**VALID["collective"], "ranks_per_node": 2.5}, "ranks_per_node"),
+    (
+        "collective",
+        {**VALID["collective"], "ranks_per_node": 8, "intra_node_bandwidth_Bps": 0},
+        "intra_node_bandwidth_Bps",
+    ),
+    (
+        "collective",
+        {
+            **VALID["collective"],
+            "ranks": 12,
+            "ranks_per_node": 8,
+            "intra_node_bandwidth_Bps": 450e9,
+        },
+        "ranks",
+    ),
+    ("collective", {**VALID["collective"], "tree_efficiency": 1.5}, "tree_efficiency"),
+    ("collective", {**VALID["collective"], "tree_efficiency": 0}, "tree_efficiency"),
+    ("collective", {**VALID["collective"], "algorithm": "rabenseifner", "ranks": 12}, "ranks"),
+    (
+        "collective",
+        {
+            **VALID["collective"],
+            "op": "all_gather",
+            "algorithm": "pat",
+            "ranks_per_node": 8,
+            "intra_node_bandwidth_Bps": 450e9,
+        },
+        "ranks_per_node",
+    ),
+    ("collective", {**VALID["collective"], "algorithm": "pat"}, "algorithm"),
+    ("layout", {**H100_70B, "efficiency": "tflops"}, "efficiency"),
+    ("layout", {**H100_70B, "grad_dtype": "fp8"}, "grad_dtype"),
+    ("layout", {**H100_70B, "alpha_s": -1.0}, "alpha_s"),
     (
         "pipeline",
         {"stages": 4, "microbatches": 6, "interleave": 2, "schedule": "interleaved"},
@@ -339,3 +446,9 @@ def test_the_openapi_schema_documents_requests_and_responses(client: TestClient)
 
 def test_get_is_not_allowed_on_the_api(client: TestClient) -> None:
     assert client.get("/api/labs/memory").status_code == 405
+
+
+@pytest.mark.parametrize("lab", sorted(VALID))
+def test_every_answer_says_what_it_leaves_out(client: TestClient, lab: str) -> None:
+    notes = post(client, lab, VALID[lab]).json()["notes"]
+    assert notes and any("left out" in note.lower() for note in notes)

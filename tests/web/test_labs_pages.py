@@ -9,10 +9,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.web import labs
-from app.web.lab_forms import Field, Preset, parse, parse_number, preset_query
-from app.web.lab_specs import LABS
+from app.web.labs import LABS, checkpoint, collectives, layout, memory, moe, pipeline
+from app.web.labs.forms import (
+    Field,
+    Preset,
+    derive,
+    model_bounds,
+    parse,
+    parse_number,
+    preset_query,
+)
 from tests.conftest import REAL_CONTENT, ClientFactory
 
+LAB_API_MODELS = {
+    "memory": memory.MemoryIn,
+    "collectives": collectives.CollectiveIn,
+    "pipeline": pipeline.PipelineIn,
+    "checkpoint": checkpoint.CheckpointIn,
+    "moe": moe.MoeIn,
+    "layout": layout.LayoutIn,
+}
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)", re.IGNORECASE)
 
 
@@ -238,3 +254,55 @@ def test_no_typed_value_breaks_a_page(client: TestClient) -> None:
         assert page.status_code in (200, 422), (name, query)
 
     check()
+
+
+@pytest.mark.parametrize("name", sorted(LABS))
+def test_form_bounds_are_the_input_models(name: str) -> None:
+    """Each numeric field's bounds are its model field's, in the form's unit (no second copy)."""
+    spec = LABS[name]
+    for field in spec.fields:
+        if field.kind not in ("int", "float"):
+            continue
+        low, inclusive, high = model_bounds(spec.model, field.key)
+        assert field.low == pytest.approx(low / field.scale), field.name
+        assert field.high == pytest.approx(high / field.scale), field.name
+        assert field.low_inclusive is inclusive, field.name
+        if field.key in LAB_API_MODELS[name].model_fields:  # the page and the API agree
+            api_low, _, api_high = model_bounds(LAB_API_MODELS[name], field.key)
+            assert (api_low, api_high) == (low, high), field.name
+
+
+def test_a_form_is_derived_only_from_fields_its_model_has() -> None:
+    with pytest.raises(LookupError, match="no field"):
+        derive(LAB_API_MODELS["memory"], [Field("nope", "Nope", "int", "1")])
+
+
+def test_the_layout_page_ranks_the_layouts(client: TestClient) -> None:
+    html = client.get("/labs/layout").text
+    assert 'class="ranking-table"' in html and 'id="ranking-chart-title"' in html
+    assert "Every layout that fits, by step time" in html
+    assert html.count('<tr class="chosen">') == 1
+    assert "runner-up" in html and "Left out" in html
+    assert "can hide behind" in html
+
+
+def test_the_collectives_page_shows_the_effective_rate(client: TestClient) -> None:
+    html = client.get("/labs/collectives").text  # 8 ranks in one node of 8
+    assert "Effective bandwidth per rank" in html and "450\u00a0GB/s" in html
+    spread = {f.name: f.default for f in LABS["collectives"].fields} | {"ranks": "1024"}
+    html = client.get(f"/labs/collectives?{urlencode(spread)}").text
+    assert "8 rings at once" in html and "400\u00a0GB/s" in html
+    flat = spread | {"ranks_per_node": "1"}
+    html = client.get(f"/labs/collectives?{urlencode(flat)}").text
+    assert "one rank per node" in html and "50\u00a0GB/s" in html
+    broken = spread | {"ranks": "12"}
+    page = client.get(f"/labs/collectives?{urlencode(broken)}")
+    assert page.status_code == 422 and 'id="err-ranks"' in page.text
+
+
+@pytest.mark.parametrize("name", sorted(LABS))
+def test_every_lab_says_where_its_numbers_come_from(client: TestClient, name: str) -> None:
+    html = client.get(f"/labs/{name}").text
+    assert "Where the numbers come from, and what the model leaves out" in html
+    notes = html.split('class="model-notes"', 1)[1].split("</ul>", 1)[0]
+    assert "left out" in notes.lower()

@@ -1,15 +1,25 @@
-"""Lab forms: field specs, tolerant number parsing, and one submission's values and errors.
+"""Lab forms: field specs derived from a lab's input model, tolerant parsing, and one submission.
 
 A lab page is a GET form, so a result is a shareable URL. Numbers may be typed as 70e9,
 70_000_000_000 or 70,000,000,000. Errors are kept per field, next to what the user typed.
+
+Bounds are not written here: `derive` reads them from the lab's pydantic input model (the
+`gt`/`ge`/`le`/`lt` of each field) and converts them into the unit the form asks in, so the page
+and the JSON API refuse exactly the same values. After the per-field checks (which word the
+message in the form's unit), the whole submission is validated by that model once more.
 """
 
 import math
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+import types
+import typing
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 from urllib.parse import urlencode
+
+import annotated_types
+from pydantic import BaseModel, ValidationError
 
 MAX_TYPED = 64  # characters; nothing a lab needs is longer
 _SEPARATORS = re.compile(r"[_,\s\u00a0\u2009\u202f']")
@@ -29,7 +39,7 @@ class Field:
     scale: float = 1.0
     choices: tuple[tuple[str, str], ...] = ()  # (value, label)
     optional: bool = False
-    low: float = 0.0
+    low: float = 0.0  # filled in from the input model by `derive`
     low_inclusive: bool = False  # True: value ≥ low, False: value > low
     high: float = 1e18
     step: str = "any"
@@ -128,13 +138,107 @@ def _plain(number: float) -> str:
     return f"{int(number):,}" if float(number).is_integer() else f"{number:g}"
 
 
+def _constraints(annotation: Any, metadata: Iterable[Any]) -> list[Any]:
+    """The annotated_types bounds of a field, looking inside `X | None` and Annotated."""
+    found = [m for m in metadata if isinstance(m, annotated_types.BaseMetadata)]
+    for meta in metadata:
+        found += [
+            m for m in getattr(meta, "metadata", []) if isinstance(m, annotated_types.BaseMetadata)
+        ]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            found += _constraints(arg, ())
+    if typing.get_origin(annotation) is typing.Annotated:
+        found += _constraints(typing.get_args(annotation)[0], annotation.__metadata__)
+    return found
+
+
+def model_bounds(model: type[BaseModel], name: str) -> tuple[float, bool, float]:
+    """(low, low inclusive, high) of one field of a lab input model, in SI units."""
+    info = model.model_fields[name]
+    low, inclusive, high = -math.inf, True, math.inf
+    for bound in _constraints(info.annotation, info.metadata):
+        if isinstance(bound, annotated_types.Gt):
+            low, inclusive = float(bound.gt), False  # type: ignore[arg-type]
+        elif isinstance(bound, annotated_types.Ge):
+            low, inclusive = float(bound.ge), True  # type: ignore[arg-type]
+        elif isinstance(bound, annotated_types.Le):
+            high = float(bound.le)  # type: ignore[arg-type]
+        elif isinstance(bound, annotated_types.Lt):
+            high = float(bound.lt)  # type: ignore[arg-type]
+    return low, inclusive, high
+
+
+def model_choices(model: type[BaseModel], name: str) -> tuple[str, ...]:
+    """The values a Literal field of a lab input model allows, as the form spells them."""
+    annotation = model.model_fields[name].annotation
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) is Literal:
+        return tuple(str(value) for value in typing.get_args(annotation))
+    return ()
+
+
+def _round(number: float) -> float:
+    """A bound in the form's unit without the float noise of the division (10 / 1e-6)."""
+    return float(f"{number:.12g}")
+
+
+def _within(text: str, low: float, inclusive: bool, high: float) -> bool:
+    """Whether a numeric choice lies inside a model field's bounds."""
+    number = float(text)
+    return (number >= low if inclusive else number > low) and number <= high
+
+
+def derive(model: type[BaseModel], fields: Iterable[Field]) -> tuple[Field, ...]:
+    """Each field with the bounds of its model field, converted into the form's unit."""
+    derived = []
+    for spec in fields:
+        if spec.key not in model.model_fields:
+            raise LookupError(f"{model.__name__} has no field {spec.key!r} for the form")
+        if spec.kind in ("int", "float"):
+            low, inclusive, high = model_bounds(model, spec.key)
+            if not (math.isfinite(low) and math.isfinite(high)):
+                raise LookupError(f"{model.__name__}.{spec.key} needs both bounds for the form")
+            spec = replace(spec, low=_round(low / spec.scale), low_inclusive=inclusive,
+                           high=_round(high / spec.scale))  # fmt: skip
+        elif spec.kind == "choice":
+            allowed = set(model_choices(model, spec.key))
+            low, inclusive, high = model_bounds(model, spec.key)
+            missing = [
+                value
+                for value, _ in spec.choices
+                if ((value not in allowed) if allowed else not _within(value, low, inclusive, high))
+            ]
+            if missing:
+                raise LookupError(f"{model.__name__}.{spec.key} does not allow {missing}")
+        derived.append(spec)
+    return tuple(derived)
+
+
+def validate(model: type[BaseModel], form: "FormState") -> BaseModel | None:
+    """Check the parsed values with the lab's input model; file its errors under their fields."""
+    try:
+        return model.model_validate(form.values)
+    except ValidationError as error:
+        for problem in error.errors():
+            name = str(problem["loc"][0]) if problem["loc"] else ""
+            form.add_lab_error(f"{name}: {problem['msg']}" if name else problem["msg"])
+        return None
+
+
 def parse(fields: Sequence[Field], query: Mapping[str, str]) -> FormState:
     """Read a submission. Without any of the form's fields in `query`, use the defaults."""
     submitted = any(spec.name in query for spec in fields)
     raw: dict[str, str] = {}
     for spec in fields:
         if submitted:
-            raw[spec.name] = query.get(spec.name, "").strip()[:200]
+            # A field the query does not name (a link made before the field existed) keeps
+            # its default, unless blank or unticked is what its absence means.
+            absent = "" if spec.optional or spec.kind == "bool" else spec.default
+            raw[spec.name] = query.get(spec.name, absent).strip()[:200]
         else:
             raw[spec.name] = spec.default
     form = FormState(fields, raw)
