@@ -1,5 +1,6 @@
 """The shape of a topic file: front matter and cards, as pydantic models (see content/README.md)."""
 
+import re
 from datetime import date
 from typing import Annotated, Any, Literal, Self
 
@@ -47,9 +48,39 @@ class FrontMatter(Strict):
     checked_against: dict[Text, Text] = Field(min_length=1)
 
 
+# A keyword is evidence that an answer made its point: one that turns up in any answer (a
+# letter, a digit, a unit, a two-letter word) is evidence of nothing.
+_NUMBERISH = re.compile(r"^[\d.,\s×x^eE+\-−/%*]*$")
+_BARE_UNITS = frozenset(
+    "us µs μs ms s ns b kb kib mb mib gb gib tb tib gb/s tb/s gbps".split()
+    + "flops tflops pflops w h min %".split()
+)
+
+
+def weak_keyword(keyword: str) -> str | None:
+    """Why a rubric keyword cannot tell a right answer from a wrong one, or None."""
+    if len(keyword) < 2:
+        return "a single character"
+    if _NUMBERISH.match(keyword) and sum(c.isdigit() for c in keyword) < 2:
+        return "a bare number"
+    if keyword.lower() in _BARE_UNITS:
+        return "a bare unit"
+    if len(keyword) == 2 and keyword.isalpha() and not keyword.isupper():
+        return "a two-letter word"
+    return None
+
+
 class RubricPoint(Strict):
     point: Text
     keywords: list[Text] = Field(min_length=1)
+
+    @field_validator("keywords")
+    @classmethod
+    def _specific(cls, keywords: list[str]) -> list[str]:
+        for keyword in keywords:
+            if problem := weak_keyword(keyword):
+                raise ValueError(f"{keyword!r} is {problem}: it would match almost any answer")
+        return keywords
 
 
 class CardBase(Strict):
@@ -57,6 +88,20 @@ class CardBase(Strict):
     question: Text
     answer: Text | None = None
     rubric: list[RubricPoint] = Field(min_length=3, max_length=6)
+
+    @field_validator("rubric")
+    @classmethod
+    def _points_apart(cls, rubric: list[RubricPoint]) -> list[RubricPoint]:
+        owner: dict[str, int] = {}
+        for index, point in enumerate(rubric):
+            for keyword in {k.casefold() for k in point.keywords}:
+                if owner.setdefault(keyword, index) != index:
+                    raise ValueError(
+                        f"keyword {keyword!r} is in points {owner[keyword] + 1} and {index + 1}: "
+                        "each point needs evidence of its own"
+                    )
+        return rubric
+
     followups: list[Text] = Field(min_length=1)
     mistakes: list[Text] = Field(min_length=1)
     sources: list[Text] = Field(min_length=1)

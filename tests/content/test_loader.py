@@ -274,3 +274,26 @@ def test_a_topic_must_say_when_and_against_what_it_was_checked(tmp_path: Path) -
     path.write_text(path.read_text().replace('  NCCL: "2.28.7"\n', "").replace(
         "checked_against:", "checked_on: 2026-12-01\nchecked_against: {}"))  # fmt: skip
     assert "checked_against: needs at least 1" in error_for(tmp_path).message
+
+
+@pytest.mark.parametrize(
+    ("keyword", "why"),
+    [("N", "a single character"), ("8 ×", "a bare number"), ("2×", "a bare number"),
+     ("us", "a bare unit"), ("MB", "a bare unit"), ("is", "a two-letter word")],
+)  # fmt: skip
+def test_a_rubric_keyword_must_be_evidence_of_its_point(
+    tmp_path: Path, keyword: str, why: str
+) -> None:
+    path = write_topic(tmp_path, card().replace("keywords: [two]", f'keywords: [two, "{keyword}"]'))
+    error = error_for(tmp_path)
+    assert error.path == path and f"{keyword!r} is {why}" in error.message
+
+
+def test_acronyms_and_numbers_with_digits_are_evidence(tmp_path: Path) -> None:
+    write_topic(tmp_path, card().replace("keywords: [two]", 'keywords: [two, TP, "1.75", "8 GB"]'))
+    load_catalog(tmp_path)
+
+
+def test_a_rubric_keyword_belongs_to_one_point(tmp_path: Path) -> None:
+    write_topic(tmp_path, card().replace("keywords: [two]", "keywords: [two, One]"))
+    assert "keyword 'one' is in points 1 and 2" in error_for(tmp_path).message
