@@ -76,6 +76,20 @@ def _take_turn(session: Session, user_id: int) -> None:
         connection.execute(_LOCK_USER, {"user_id": user_id})
 
 
+class KeyReused(ValueError):
+    """An idempotency key already used for a different card: a client bug, not a retry."""
+
+
+def same_card(earlier: GradeResult, card_id: str) -> GradeResult:
+    """The earlier result of a resent grade; KeyReused if its key graded another card."""
+    if earlier.card_id != card_id:
+        raise KeyReused(
+            f"idempotency_key: already used to grade {earlier.card_id}; send a new key "
+            "for each grade"
+        )
+    return earlier
+
+
 def find_by_key(session: Session, user_id: int, key: str) -> GradeResult | None:
     """The result of an earlier grade sent with the same idempotency key."""
     log = session.connection().execute(_FIND_BY_KEY, {"user_id": user_id, "key": key}).first()
@@ -106,7 +120,7 @@ def grade(
         raise ValueError(f"source: must be one of {', '.join(SOURCES)}")
     _take_turn(session, user_id)
     if idempotency_key and (earlier := find_by_key(session, user_id, idempotency_key)):
-        return earlier
+        return same_card(earlier, card_id)
 
     connection = session.connection()
     row = connection.execute(_STATE_FOR_UPDATE, {"user_id": user_id, "card_id": card_id}).first()

@@ -111,7 +111,22 @@ def grade_card(
             earlier = review.find_by_key(session, user_id, body.idempotency_key)
         if earlier is None:
             raise
-        return earlier
+        return _same_card(earlier, card_id)
+    except review.KeyReused as error:
+        raise _key_reused(error) from None
+
+
+def _same_card(earlier: review.GradeResult, card_id: str) -> review.GradeResult:
+    try:
+        return review.same_card(earlier, card_id)
+    except review.KeyReused as error:
+        raise _key_reused(error) from None
+
+
+def _key_reused(error: review.KeyReused) -> HTTPException:
+    message = str(error).partition(": ")[2]
+    detail = [{"loc": ["body", "idempotency_key"], "msg": message, "type": "value_error"}]
+    return HTTPException(status_code=422, detail=detail)
 
 
 @router.get("/api/review/queue", tags=["review"])
