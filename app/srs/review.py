@@ -126,10 +126,13 @@ def grade(
     row = connection.execute(_STATE_FOR_UPDATE, {"user_id": user_id, "card_id": card_id}).first()
     reps = row.reps if row else 0
     seed = scheduling.fuzz_seed(user_id, card_id, reps)
-    outcome = scheduling.outcome(row, rating, now, desired_retention, seed, fuzz)
-    before = scheduling.snapshot(row)
-    prior_interval = scheduling.scheduled_interval_days(row)
-    lapsed = row is not None and row.state == State.Review and rating == 1
+    # A damaged saved state (see scheduling.damage) starts afresh: this grade repairs it, and
+    # its log keeps no copy of the damage (an undo makes the card new rather than broken).
+    sound = scheduling.usable(row)
+    outcome = scheduling.outcome(sound, rating, now, desired_retention, seed, fuzz)
+    before = scheduling.snapshot(sound)
+    prior_interval = scheduling.scheduled_interval_days(sound)
+    lapsed = sound is not None and sound.state == State.Review and rating == 1
 
     card = outcome.card
     values: dict[str, Any] = {
@@ -160,7 +163,7 @@ def grade(
             "reviewed_at": now,
             "duration_ms": duration_ms,
             "source": source,
-            "was_new": before is None,
+            "was_new": row is None,
             "idempotency_key": idempotency_key,
             "state_before": before,
             "state_after": after,

@@ -217,15 +217,17 @@ def session_context(
         ids.remove(first)
         ids.insert(0, first)
     current = catalog.card(ids[0]) if ids else None
-    buttons = []
+    buttons, damaged = [], None
     if current is not None:
         row = session.scalars(
             select(CardState).where(CardState.user_id == user_id, CardState.card_id == current.id)
         ).one_or_none()
         seed = scheduling.fuzz_seed(user_id, current.id, row.reps if row else 0)
         fuzz = request.app.state.settings.srs_fuzz
+        if row is not None:  # a damaged state: say so, and offer a fresh start
+            damaged = scheduling.damage(row.state, row.stability, row.difficulty)
         for rating, outcome in scheduling.outcomes(
-            row, now, settings.desired_retention, seed, fuzz
+            scheduling.usable(row), now, settings.desired_retention, seed, fuzz
         ).items():
             label = scheduling.describe_interval(outcome.interval)
             buttons.append((rating, scheduling.RATING_NAMES[rating], label))
@@ -233,6 +235,7 @@ def session_context(
     return {
         "current": current,
         "buttons": buttons,
+        "damaged": damaged,
         "idempotency_key": uuid.uuid4().hex,
         "queue": built,
         "remaining": remaining,
