@@ -242,24 +242,6 @@ def sign_in(
     return claim.user_id, cookie
 
 
-def authenticate(
-    session: Session, username: str, password: str, address: str, now: datetime
-) -> User | None:
-    """`sign_in` in one transaction of the caller's, hash included: for tests and tools."""
-    username = username.strip().lower()[:64]
-    claim = _claim_attempt(session, username, address, now)
-    matches, new_hash = passwords.verify(password, claim.stored_hash)
-    if not matches or claim.user_id is None:
-        return None
-    session.execute(
-        update(LoginAttempt).where(LoginAttempt.id == claim.attempt_id).values(succeeded=True)
-    )
-    user = session.get(User, claim.user_id)
-    if user is not None and new_hash:
-        user.password_hash = new_hash
-    return user
-
-
 def change_password(
     database: Database,
     user_id: int,

@@ -151,3 +151,31 @@ def test_an_idempotency_key_reused_for_another_card_is_refused(client: TestClien
     other = client.post("/api/cards/alpha-drill-bytes/attempts", json=attempt | {"answer": "1 GB"})
     assert other.status_code == 422 and other.json()["detail"][0]["loc"][-1] == "idempotency_key"
     assert rows(client.app.state.database, Attempt) == 1  # type: ignore[attr-defined]
+
+
+def test_twenty_concurrent_first_settings_saves_all_succeed(server: tuple[str, Any]) -> None:
+    """The first save inserts the settings row: on PostgreSQL two at once both inserted."""
+    base, _database = server
+    bodies = [{"new_per_day": 5 + n} for n in range(20)]
+    with httpx.Client(timeout=60) as client, ThreadPoolExecutor(20) as pool:
+        sent = list(pool.map(lambda b: client.put(f"{base}/api/settings/review", json=b), bodies))
+        saved = client.get(f"{base}/api/settings/review").json()
+    assert {r.status_code for r in sent} == {200}
+    assert saved["new_per_day"] in {b["new_per_day"] for b in bodies}
+
+
+def test_concurrent_imports_of_one_file_add_it_once(server: tuple[str, Any]) -> None:
+    """Import merges by reading what is there, then writing what is not: one at a time."""
+    base, database = server
+    with httpx.Client(base_url=base, timeout=60) as client:
+        for n, card in enumerate(["alpha-busbw", "beta-derive", "beta-order"]):
+            body = {"rating": 3, "idempotency_key": f"seed-{n}"}
+            assert client.post(f"/api/review/{card}", json=body).status_code == 200
+        exported = client.get("/api/export").json()
+        assert client.post("/api/review/undo").status_code == 200
+        assert client.post("/api/review/undo").status_code == 200
+        assert client.post("/api/review/undo").status_code == 200
+        with ThreadPoolExecutor(10) as pool:
+            sent = list(pool.map(lambda _: client.post("/api/import", json=exported), range(10)))
+    assert {r.status_code for r in sent} == {200}
+    assert rows(database, ReviewLog) == 3
