@@ -250,7 +250,7 @@ def save(question: MockQuestion, part: str, text: str, now: datetime) -> None:
 def already_done(qs: list[MockQuestion], action: str, position: int | None,
                  part: str | None) -> bool:  # fmt: skip
     """Whether a request naming this question (and part) asks for what is already done: a
-    resent submit or grade, answered with the session as it is, changing nothing."""
+    resent start, submit or grade, answered with the session as it is, changing nothing."""
     question = next((q for q in qs if q.position == position), None)
     if question is None:
         return False
@@ -259,11 +259,14 @@ def already_done(qs: list[MockQuestion], action: str, position: int | None,
         return done is not None
     if action == "grade":
         return question.rating is not None
+    if action == "start":
+        return question.started_at is not None
     return False
 
 
 def check_target(step: Step, action: str, position: int | None, part: str | None) -> None:
-    """Refuse a submit or grade naming another question (or part) than the one waiting."""
+    """Refuse a start, submit or grade naming another question (or part) than the one
+    waiting."""
     question = step.question
     if position is None or question is None:
         return
@@ -272,6 +275,8 @@ def check_target(step: Step, action: str, position: int | None, part: str | None
         raise MockError(f"question {position}'s {part} answer is not the one being answered now")
     if action == "grade" and question.position != position:
         raise MockError(f"question {position} is not the one waiting to be graded")
+    if action == "start" and (step.kind != "start" or question.position != position):
+        raise MockError(f"question {position} is not the next one to start")
 
 
 def submit(question: MockQuestion, now: datetime) -> None:

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, HTTPException, Path, Request
+from fastapi import APIRouter, Body, Form, HTTPException, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
@@ -57,6 +57,15 @@ class SubmitIn(BaseModel):
     position: int = Field(ge=1, le=100, description="The question submitted (1-based).")
     part: Literal["main", "followup"] = Field(description="The answer submitted.")
     text: str | None = Field(default=None, description="The final text, saved before submitting.")
+
+
+class StartIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
+
+    position: int | None = Field(
+        default=None, ge=1, le=100,
+        description="The question started; naming it makes a resent start change nothing.",
+    )  # fmt: skip
 
 
 class GradeIn(BaseModel):
@@ -243,7 +252,9 @@ def _act(
             # first one left it; one naming another question or part than the waiting one
             # is refused rather than applied to the wrong one.
             position, part = getattr(body, "position", None), getattr(body, "part", None)
-            if mocks.already_done(qs, action, position, part):
+            if mocks.already_done(qs, action, position, part) or (
+                action == "abandon" and mock.status == "abandoned"
+            ):
                 return _out(mock, qs, catalog, now)
             mocks.check_target(step, action, position, part)
             if mock.status != "active":
@@ -278,10 +289,11 @@ def _act(
 
 @router.post("/api/mock/{mock_id}/start", tags=["mock"], responses=NOT_FOUND)
 def start_api(
-    mock_id: MockId, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
-) -> MockOut:
+    mock_id: MockId, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep,
+    body: Annotated[StartIn | None, Body()] = None,
+) -> MockOut:  # fmt: skip
     """Start the next question: its deadline is fixed now, on the server."""
-    return _act(database, user_id, mock_id, catalog, now, "start")
+    return _act(database, user_id, mock_id, catalog, now, "start", body)
 
 
 @router.put("/api/mock/{mock_id}/answer", tags=["mock"], responses=NOT_FOUND)
@@ -489,7 +501,7 @@ def act_page(
     rating: Annotated[int | None, Form(ge=1, le=4)] = None,
 ) -> RedirectResponse:
     """The page's forms; errors come back as a message on the session page."""
-    body: Any = None
+    body: Any = StartIn(position=position) if action == "start" else None
     if action == "submit":
         if position is None or part is None:
             raise HTTPException(status_code=422, detail="Say which answer is submitted.")

@@ -179,3 +179,21 @@ def test_concurrent_imports_of_one_file_add_it_once(server: tuple[str, Any]) -> 
             sent = list(pool.map(lambda _: client.post("/api/import", json=exported), range(10)))
     assert {r.status_code for r in sent} == {200}
     assert rows(database, ReviewLog) == 3
+
+
+def test_a_resent_start_or_abandon_changes_nothing(client: TestClient) -> None:
+    mock_id = int(
+        client.post("/api/mock", json={"preset": "custom", "questions": 2, "minutes": 6}).json()[
+            "id"
+        ]
+    )
+    first = client.post(f"/api/mock/{mock_id}/start", json={"position": 1})
+    again = client.post(f"/api/mock/{mock_id}/start", json={"position": 1})
+    assert first.status_code == again.status_code == 200
+    assert again.json()["questions"][0]["deadline"] == first.json()["questions"][0]["deadline"]
+    assert client.post(f"/api/mock/{mock_id}/start", json={"position": 2}).status_code == 409
+    form = client.post(f"/mock/{mock_id}/start", data={"position": "1"}, follow_redirects=False)
+    assert form.status_code == 303 and "error" not in form.headers["location"]
+    for _ in range(2):
+        abandoned = client.post(f"/api/mock/{mock_id}/abandon")
+        assert abandoned.status_code == 200 and abandoned.json()["status"] == "abandoned"
