@@ -4,13 +4,14 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
+from functools import partial
 
 import anyio
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app import PROJECT_ROOT, __version__, migrate
-from app.auth.accounts import Policy
+from app.auth.accounts import Policy, housekeeping
 from app.auth.users import ensure_local_user
 from app.clock import Clock, utc_now
 from app.config import Settings
@@ -19,7 +20,7 @@ from app.content.glossary import load_glossary
 from app.content.loader import STARTUP_TRIAL_DRAWS, load_catalog
 from app.content.render import Renderer
 from app.content.search import SearchIndex
-from app.datasafety import backup, startup
+from app.datasafety import startup
 from app.db import Database
 from app.labs import catalog as lab_catalog
 from app.plan.service import PlanCache
@@ -101,8 +102,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         async with anyio.create_task_group() as background:
-            if backup.sqlite_path(settings.database_url) and settings.backup_keep > 0:
-                background.start_soon(startup.keep_backing_up, settings, clock)
+            tidy = partial(housekeeping, database, policy=auth_policy)
+            background.start_soon(partial(startup.keep_backing_up, settings, clock, tidy=tidy))
             background.start_soon(refit.keep_refitting, database, clock)
             yield
             background.cancel_scope.cancel()

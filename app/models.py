@@ -55,7 +55,10 @@ class Attempt(Base):
     """One typed answer to a numeric card, with the numbers that were drawn for it."""
 
     __tablename__ = "attempts"
-    __table_args__ = (Index("ix_attempts_user_card", "user_id", "card_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_attempts_user_card", "user_id", "card_id", "created_at"),
+        UniqueConstraint("user_id", "idempotency_key"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
@@ -69,6 +72,7 @@ class Attempt(Base):
     correct: Mapped[bool] = mapped_column(Boolean)
     duration_ms: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    idempotency_key: Mapped[str | None] = mapped_column(String(100))  # a resend returns the row
 
 
 class ReviewSettings(Base):
@@ -223,6 +227,7 @@ class ApiToken(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # None: never
 
 
 class LoginAttempt(Base):
@@ -239,6 +244,8 @@ class LoginAttempt(Base):
     address: Mapped[str] = mapped_column(String(64))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     succeeded: Mapped[bool] = mapped_column(Boolean)
+    # "sign-in", or "register": registrations are limited per address too.
+    kind: Mapped[str] = mapped_column(String(16), default="sign-in", server_default="sign-in")
 
 
 class Invite(Base):

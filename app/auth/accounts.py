@@ -9,17 +9,24 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, bindparam, delete, func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app import locks
 from app.auth import passwords
 from app.auth.tokens import digest, new_secret
-from app.db import connection_of
+from app.db import Database, connection_of
 from app.models import ApiToken, AuthSession, Invite, LoginAttempt, User
 from app.srs.days import as_utc
 
 FAILURE_WINDOW = timedelta(minutes=15)
 MAX_FAILURES_PER_ACCOUNT = 5
 MAX_FAILURES_PER_ADDRESS = 20
+MAX_REGISTRATIONS_PER_ADDRESS = 10  # attempts, whatever their outcome, per FAILURE_WINDOW
+ATTEMPTS_KEPT = timedelta(days=1)  # older sign-in attempts no longer count: purged hourly
+SIGN_IN, REGISTER = "sign-in", "register"
+REGISTRATION_CLOSED = "Registration is closed on this server; ask its administrator."
+INVITE_INVALID = "invite: this invitation code is not valid (or was already used)"
 USERNAME_PATTERN = r"^[a-z0-9][a-z0-9._-]{1,31}$"
 API_TOKEN_PREFIX = "rs_"
 
@@ -29,8 +36,8 @@ class AccountError(ValueError):
 
 
 class TooManyAttempts(AccountError):
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(f"Too many failed sign-ins. Try again in {retry_after // 60 + 1} minutes.")
+    def __init__(self, retry_after: int, what: str = "failed sign-ins") -> None:
+        super().__init__(f"Too many {what}. Try again in {retry_after // 60 + 1} minutes.")
         self.retry_after = retry_after
 
 
@@ -45,6 +52,62 @@ class Policy:
 
 
 # --- registration and sign-in ----------------------------------------------------------
+#
+# Argon2 takes a few hundred milliseconds of CPU and runs outside any transaction: on SQLite a
+# write transaction holds the database's only write lock, and every grade would queue behind
+# the hash. What must not race (counting failures, using an invite, taking a username) is done
+# in short transactions before and after it, each under `locks.hold` on PostgreSQL.
+
+
+def _limit(session: Session, kind: str, by_address: bool, value: str, limit: int,
+           now: datetime) -> None:  # fmt: skip
+    """Raise TooManyAttempts when `value` has `limit` counted attempts in the window: failed
+    sign-ins (a pending one counts as failed), or registrations of any outcome."""
+    column = LoginAttempt.address if by_address else LoginAttempt.username
+    query = select(LoginAttempt.at).where(
+        column == value, LoginAttempt.kind == kind, LoginAttempt.at >= now - FAILURE_WINDOW
+    )
+    if kind == SIGN_IN:
+        query = query.where(LoginAttempt.succeeded.is_(False))
+    times = sorted(as_utc(at) for at in session.scalars(query))
+    if len(times) >= limit:
+        oldest = times[-limit]
+        what = "failed sign-ins" if kind == SIGN_IN else "registrations from this address"
+        raise TooManyAttempts(max(1, int((oldest + FAILURE_WINDOW - now).total_seconds())), what)
+
+
+def _check_username(username: str) -> str:
+    username = username.strip().lower()
+    if not re.match(USERNAME_PATTERN, username):
+        raise AccountError(
+            "username: 2 to 32 characters: lowercase letters, digits, dots, dashes, underscores"
+        )
+    return username
+
+
+def _add_user(session: Session, username: str, password_hash: str, now: datetime) -> User:
+    """Insert the user; a username taken meanwhile (a unique violation) is an AccountError."""
+    user = User(username=username, display_name=username, password_hash=password_hash,
+                created_at=now)  # fmt: skip
+    try:
+        with session.begin_nested():  # a savepoint: the transaction survives the violation
+            session.add(user)
+            session.flush()
+    except IntegrityError:
+        raise AccountError("username: this username is taken") from None
+    return user
+
+
+def _use_invite(session: Session, code_hash: str, user_id: int, now: datetime) -> None:
+    """Mark the invite used, only if it still is unused: of two registrations racing for one
+    code, the second waits for the first's row lock and then matches nothing."""
+    result = session.execute(
+        update(Invite)
+        .where(Invite.code_hash == code_hash, Invite.used_at.is_(None))
+        .values(used_by=user_id, used_at=now)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        raise AccountError(INVITE_INVALID)
 
 
 def register(
@@ -56,36 +119,60 @@ def register(
     policy: Policy,
     invite_code: str | None = None,
 ) -> User:
-    """A new account; `registration` is "open", "invite" or "closed"."""
-    username = username.strip().lower()
-    if not re.match(USERNAME_PATTERN, username):
-        raise AccountError(
-            "username: 2 to 32 characters: lowercase letters, digits, dots, dashes, underscores"
-        )
+    """A new account in one transaction; `registration` is "open", "invite" or "closed".
+
+    For the command line. The web hashes outside the transaction: `register_account`.
+    """
+    username = _check_username(username)
     if policy.registration == "closed":
-        raise AccountError("Registration is closed on this server; ask its administrator.")
-    invite = None
-    if policy.registration == "invite":
-        code_hash = digest((invite_code or "").strip(), policy.key)
-        invite = session.scalars(
-            select(Invite).where(Invite.code_hash == code_hash, Invite.used_at.is_(None))
-        ).one_or_none()
-        if invite is None:
-            raise AccountError("invite: this invitation code is not valid (or was already used)")
+        raise AccountError(REGISTRATION_CLOSED)
     passwords.check_new(password, username)
-    if session.scalars(select(User.id).where(User.username == username)).first() is not None:
-        raise AccountError("username: this username is taken")
-    user = User(
-        username=username,
-        display_name=username,
-        password_hash=passwords.hash_password(password),
-        created_at=now,
-    )
-    session.add(user)
-    session.flush()
-    if invite is not None:
-        invite.used_by, invite.used_at = user.id, now
+    user = _add_user(session, username, passwords.hash_password(password), now)
+    if policy.registration == "invite":
+        _use_invite(session, digest((invite_code or "").strip(), policy.key), user.id, now)
     return user
+
+
+def register_account(
+    database: Database,
+    username: str,
+    password: str,
+    address: str,
+    now: datetime,
+    *,
+    policy: Policy,
+    invite_code: str | None = None,
+) -> tuple[int, str]:
+    """Register from the web: (the new user's id, their session cookie).
+
+    At most MAX_REGISTRATIONS_PER_ADDRESS per address in the window, counted whatever the
+    outcome; the password is hashed between two short transactions, never inside one.
+    """
+    username = _check_username(username)
+    if policy.registration == "closed":
+        raise AccountError(REGISTRATION_CLOSED)
+    passwords.check_new(password, username)
+    code_hash = digest((invite_code or "").strip(), policy.key)
+    with database.write_session() as session:
+        locks.hold(session, f"register-address:{address}")
+        _limit(session, REGISTER, True, address, MAX_REGISTRATIONS_PER_ADDRESS, now)
+        session.add(LoginAttempt(username=username, address=address, at=now, succeeded=False,
+                                 kind=REGISTER))  # fmt: skip
+    # Fail fast, before the hash, on what will almost surely still hold after it.
+    with database.read_session() as session:
+        if policy.registration == "invite" and session.scalar(
+            select(Invite.id).where(Invite.code_hash == code_hash, Invite.used_at.is_(None))
+        ) is None:  # fmt: skip
+            raise AccountError(INVITE_INVALID)
+        if session.scalar(select(User.id).where(User.username == username)) is not None:
+            raise AccountError("username: this username is taken")
+    hashed = passwords.hash_password(password)
+    with database.write_session() as session:
+        user = _add_user(session, username, hashed, now)
+        if policy.registration == "invite":
+            _use_invite(session, code_hash, user.id, now)
+        cookie, _row = start_session(session, user.id, now, policy)
+        return user.id, cookie
 
 
 def create_invite(session: Session, now: datetime, policy: Policy) -> str:
@@ -95,57 +182,106 @@ def create_invite(session: Session, now: datetime, policy: Policy) -> str:
     return code
 
 
-def _failures(session: Session, by_address: bool, value: str, since: datetime) -> list[datetime]:
-    column = LoginAttempt.address if by_address else LoginAttempt.username
-    rows = session.scalars(
-        select(LoginAttempt.at).where(
-            column == value, LoginAttempt.at >= since, LoginAttempt.succeeded.is_(False)
+@dataclass(frozen=True)
+class _Claim:
+    """A sign-in attempt recorded (as failed) before its password is checked."""
+
+    attempt_id: int
+    user_id: int | None
+    stored_hash: str | None
+
+
+def _claim_attempt(session: Session, username: str, address: str, now: datetime) -> _Claim:
+    """Count the failures and record this attempt as one, as a single step per account and
+    address: under their locks on PostgreSQL, so parallel attempts see each other's rows and
+    no more than the limit are ever evaluated."""
+    locks.hold(session, f"sign-in-user:{username}", f"sign-in-address:{address}")
+    _limit(session, SIGN_IN, False, username, MAX_FAILURES_PER_ACCOUNT, now)
+    _limit(session, SIGN_IN, True, address, MAX_FAILURES_PER_ADDRESS, now)
+    found = session.execute(
+        select(User.id, User.password_hash).where(
+            User.username == username, User.password_hash.is_not(None)
         )
-    )
-    return [as_utc(at) for at in rows]
+    ).one_or_none()
+    attempt = LoginAttempt(username=username, address=address, at=now, succeeded=False,
+                           kind=SIGN_IN)  # fmt: skip
+    session.add(attempt)
+    session.flush()
+    return _Claim(attempt.id, found[0] if found else None, found[1] if found else None)
 
 
-def authenticate(
-    session: Session, username: str, password: str, address: str, now: datetime
-) -> User | None:
-    """The user if the password matches, else None: the same for an unknown user or a wrong
-    password. The attempt is recorded either way; the caller commits so failures count.
+def sign_in(
+    database: Database, username: str, password: str, address: str, now: datetime,
+    policy: Policy,
+) -> tuple[int, str] | None:  # fmt: skip
+    """(user id, session cookie) if the password matches, else None: the same for an unknown
+    user or a wrong password. Raises TooManyAttempts past the limits.
+
+    The attempt is recorded as failed before the password is checked, outside any
+    transaction, and marked as a success afterwards if it was one: a failure counts even if
+    the process dies in between.
     """
     username = username.strip().lower()[:64]
-    since = now - FAILURE_WINDOW
-    for by_address, value, limit in (
-        (False, username, MAX_FAILURES_PER_ACCOUNT),
-        (True, address, MAX_FAILURES_PER_ADDRESS),
-    ):
-        failures = _failures(session, by_address, value, since)
-        if len(failures) >= limit:
-            oldest = sorted(failures)[-limit]
-            raise TooManyAttempts(max(1, int((oldest + FAILURE_WINDOW - now).total_seconds())))
-    user = session.scalars(
-        select(User).where(User.username == username, User.password_hash.is_not(None))
-    ).one_or_none()
-    matches, new_hash = passwords.verify(password, user.password_hash if user else None)
-    session.add(LoginAttempt(username=username, address=address, at=now, succeeded=matches))
-    if not matches or user is None:
+    with database.write_session() as session:
+        claim = _claim_attempt(session, username, address, now)
+    matches, new_hash = passwords.verify(password, claim.stored_hash)
+    if not matches or claim.user_id is None:
         return None
-    if new_hash:  # the hash used outdated parameters: upgrade it now (OWASP)
-        user.password_hash = new_hash
-    return user
+    with database.write_session() as session:
+        session.execute(
+            update(LoginAttempt).where(LoginAttempt.id == claim.attempt_id).values(succeeded=True)
+        )
+        if new_hash:  # the hash used outdated parameters: upgrade it now (OWASP), unless the
+            # password changed meanwhile
+            session.execute(
+                update(User)
+                .where(User.id == claim.user_id, User.password_hash == claim.stored_hash)
+                .values(password_hash=new_hash)
+            )
+        cookie, _row = start_session(session, claim.user_id, now, policy)
+    return claim.user_id, cookie
 
 
 def change_password(
-    session: Session, user: User, current: str, new: str, keep_session_id: int | None
+    database: Database,
+    user_id: int,
+    current: str,
+    new: str,
+    keep_session_id: int | None,
+    *,
+    revoke_tokens: bool = False,
 ) -> None:
-    """Change it and end every other session of the user (ASVS 7.4.3)."""
-    matches, _ = passwords.verify(current, user.password_hash)
+    """Change it and end every other session of the user (ASVS 7.4.3), and on request every
+    API token. Both hashes are computed outside the write transaction; the change applies
+    only if the password was not changed meanwhile."""
+    with database.read_session() as session:
+        found = session.execute(
+            select(User.username, User.password_hash).where(User.id == user_id)
+        ).one_or_none()
+    if found is None:
+        raise AccountError("current_password: this account no longer exists")
+    username, stored = found
+    matches, _ = passwords.verify(current, stored)
     if not matches:
         raise AccountError("current_password: that is not your current password")
-    passwords.check_new(new, user.username)
-    user.password_hash = passwords.hash_password(new)
-    query = delete(AuthSession).where(AuthSession.user_id == user.id)
-    if keep_session_id is not None:
-        query = query.where(AuthSession.id != keep_session_id)
-    session.execute(query)
+    passwords.check_new(new, username)
+    hashed = passwords.hash_password(new)
+    with database.write_session() as session:
+        changed = session.execute(
+            update(User)
+            .where(User.id == user_id, User.password_hash == stored)
+            .values(password_hash=hashed)
+        )
+        if changed.rowcount != 1:  # type: ignore[attr-defined]
+            raise AccountError(
+                "current_password: your password was changed meanwhile; sign in again"
+            )
+        query = delete(AuthSession).where(AuthSession.user_id == user_id)
+        if keep_session_id is not None:
+            query = query.where(AuthSession.id != keep_session_id)
+        session.execute(query)
+        if revoke_tokens:
+            session.execute(delete(ApiToken).where(ApiToken.user_id == user_id))
 
 
 # --- sessions --------------------------------------------------------------------------
@@ -215,6 +351,7 @@ def end_session(session: Session, cookie: str, policy: Policy) -> None:
 
 
 def purge_expired(session: Session, now: datetime, policy: Policy) -> int:
+    """Delete ended sessions (past their end, or idle too long); returns how many."""
     result = session.execute(
         delete(AuthSession).where(
             (AuthSession.expires_at <= now) | (AuthSession.last_seen_at <= now - policy.idle)
@@ -223,36 +360,75 @@ def purge_expired(session: Session, now: datetime, policy: Policy) -> int:
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 
+def purge_attempts(session: Session, now: datetime) -> int:
+    """Delete sign-in and registration attempts too old to count towards any limit."""
+    result = session.execute(delete(LoginAttempt).where(LoginAttempt.at < now - ATTEMPTS_KEPT))
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+def purge_expired_tokens(session: Session, now: datetime) -> int:
+    result = session.execute(
+        delete(ApiToken).where(ApiToken.expires_at.is_not(None), ApiToken.expires_at <= now)
+    )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+def housekeeping(database: Database, now: datetime, policy: Policy) -> dict[str, int]:
+    """The hourly clean-up: ended sessions, expired tokens, attempts past counting."""
+    with database.write_session() as session:
+        return {
+            "sessions": purge_expired(session, now, policy),
+            "tokens": purge_expired_tokens(session, now),
+            "attempts": purge_attempts(session, now),
+        }
+
+
 # --- API tokens --------------------------------------------------------------------------
 
 
+MAX_TOKENS = 20
+MAX_TOKEN_DAYS = 3650
+
+
 def create_token(
-    session: Session, user_id: int, name: str, now: datetime, policy: Policy
-) -> tuple[str, ApiToken]:
+    session: Session, user_id: int, name: str, now: datetime, policy: Policy,
+    expires_in_days: int | None = None,
+) -> tuple[str, ApiToken]:  # fmt: skip
+    """A new API token, valid for `expires_in_days` (None: until revoked)."""
     name = name.strip()
     if not 1 <= len(name) <= 64:
         raise AccountError("name: give the token a name of 1 to 64 characters")
+    if expires_in_days is not None and not 1 <= expires_in_days <= MAX_TOKEN_DAYS:
+        raise AccountError(f"expires_in_days: from 1 to {MAX_TOKEN_DAYS} days, or none")
+    locks.take_turn(session, user_id)  # two creations at once must not both see 19
     count = (
         session.scalar(
             select(func.count()).select_from(ApiToken).where(ApiToken.user_id == user_id)
         )
         or 0
     )
-    if count >= 20:
-        raise AccountError("name: at most 20 tokens; revoke one first")
+    if count >= MAX_TOKENS:
+        raise AccountError(f"name: at most {MAX_TOKENS} tokens; revoke one first")
     secret = new_secret(API_TOKEN_PREFIX)
-    row = ApiToken(
-        user_id=user_id, name=name, token_hash=digest(secret, policy.key), created_at=now
-    )
+    expires = now + timedelta(days=expires_in_days) if expires_in_days else None
+    row = ApiToken(user_id=user_id, name=name, token_hash=digest(secret, policy.key),
+                   created_at=now, expires_at=expires)  # fmt: skip
     session.add(row)
     session.flush()
     return secret, row
 
 
-def find_token(session: Session, secret: str, policy: Policy) -> ApiToken | None:
-    return session.scalars(
+def find_token(
+    session: Session, secret: str, policy: Policy, now: datetime | None = None
+) -> ApiToken | None:
+    """The token for a secret; None when unknown, revoked or (given `now`) expired."""
+    token = session.scalars(
         select(ApiToken).where(ApiToken.token_hash == digest(secret, policy.key))
     ).one_or_none()
+    if token is not None and now is not None and token.expires_at is not None:
+        if now >= as_utc(token.expires_at):
+            return None
+    return token
 
 
 def touch_token(session: Session, token_id: int, now: datetime) -> None:

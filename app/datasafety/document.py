@@ -6,7 +6,9 @@ with the path of its first problem before anything is written.
 """
 
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Annotated, Any, Literal
+from zoneinfo import available_timezones
 
 from pydantic import (
     AfterValidator,
@@ -25,7 +27,7 @@ from pydantic import (
 
 from app.drills.engine import MAX_SEED
 from app.mock.sessions import MAX_ANSWER
-from app.srs import optimizer
+from app.srs import optimizer, scheduling
 from app.srs import settings as srs_settings
 from app.srs.review import SOURCES
 
@@ -59,7 +61,37 @@ def _iso_time(text: str) -> str:
         raise ValueError("not an ISO 8601 time") from None
     if moment.utcoffset() != timedelta(0):  # stored times are UTC, offsets are not converted
         raise ValueError("must be in UTC (+00:00)")
+    _sane(moment)
     return text
+
+
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST = datetime(2200, 1, 1, tzinfo=UTC)  # FSRS's longest interval is 100 years
+
+
+def _sane(moment: datetime) -> datetime:
+    """Dates a study log can hold: anything else would break day arithmetic later."""
+    if not EARLIEST <= moment < LATEST:
+        raise ValueError(f"must be between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}")
+    return moment
+
+
+@lru_cache(maxsize=1)
+def _zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+def _zone(name: str) -> str:
+    """A time zone the system knows by that name (not a folder such as "America")."""
+    if name not in _zones():
+        raise ValueError(f"unknown time zone {name!r}")
+    return name
+
+
+def _schedulable(state: int, stability: float | None, difficulty: float | None) -> None:
+    problem = scheduling.damage(state, stability, difficulty)
+    if problem is not None:
+        raise ValueError(f"cannot be scheduled: {problem.removeprefix('its ')}")
 
 
 def _source(name: str) -> str:
@@ -68,7 +100,13 @@ def _source(name: str) -> str:
     return name
 
 
-Time = Annotated[AwareDatetime, Strict(False), BeforeValidator(_time_text), AfterValidator(_utc)]
+Time = Annotated[
+    AwareDatetime,
+    Strict(False),
+    BeforeValidator(_time_text),
+    AfterValidator(_utc),
+    AfterValidator(_sane),
+]
 IsoTime = Annotated[str, StringConstraints(max_length=40), AfterValidator(_iso_time)]
 CardId = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 Count = Annotated[int, Field(ge=0, le=INT32)]
@@ -76,6 +114,11 @@ Millis = Annotated[int, Field(ge=0, le=INT32)]
 Rating = Annotated[int, Field(ge=1, le=4)]
 FsrsState = Annotated[int, Field(ge=1, le=3, description="1 learning, 2 review, 3 relearning")]
 Days = Annotated[float, Field(ge=0)]
+# FSRS divides by stability and keeps difficulty in [1, 10]; anything else breaks scheduling.
+Stability = Annotated[float, Field(gt=0, le=1e6)]
+Difficulty = Annotated[
+    float, Field(ge=scheduling.DIFFICULTY_RANGE[0], le=scheduling.DIFFICULTY_RANGE[1])
+]
 
 
 class Record(BaseModel):
@@ -114,7 +157,7 @@ class ReviewSettingsDoc(Record):
     new_per_day: int
     max_reviews_per_day: int
     day_boundary_hour: int
-    timezone: Annotated[str, StringConstraints(max_length=64)]
+    timezone: Annotated[str, StringConstraints(max_length=64), AfterValidator(_zone)]
     # FSRS parameters fitted to the user (app.srs.optimizer); absent in older exports.
     fsrs_parameters: list[float] | None = None
 
@@ -132,24 +175,34 @@ class StateSnapshot(Record):
 
     state: FsrsState
     step: Count | None
-    stability: Days | None
-    difficulty: float | None
+    stability: Stability | None
+    difficulty: Difficulty | None
     due: IsoTime
     last_review: IsoTime | None
     reps: Count
     lapses: Count
+
+    @model_validator(mode="after")
+    def _can_schedule(self) -> "StateSnapshot":
+        _schedulable(self.state, self.stability, self.difficulty)
+        return self
 
 
 class CardStateDoc(Record):
     card_id: CardId
     state: FsrsState
     step: Count | None
-    stability: Days | None
-    difficulty: float | None
+    stability: Stability | None
+    difficulty: Difficulty | None
     due: Time
     last_review: Time | None
     reps: Count
     lapses: Count
+
+    @model_validator(mode="after")
+    def _can_schedule(self) -> "CardStateDoc":
+        _schedulable(self.state, self.stability, self.difficulty)
+        return self
 
 
 class ReviewLogDoc(Record):

@@ -1,9 +1,10 @@
 """Build the export document of one user from the database."""
 
+import logging
 from datetime import datetime
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -30,6 +31,8 @@ from app.models import (
     User,
 )
 from app.srs.days import as_utc
+
+logger = logging.getLogger("ringside")
 
 
 class UnknownUser(LookupError):
@@ -58,14 +61,52 @@ def _columns(row: Any, model: type[Any], **overrides: Any) -> dict[str, Any]:
     return values
 
 
-def export_user(session: Session, user_id: int) -> ExportDocument:
-    """Everything the user has learnt and done, in a stable order (re-exports are identical)."""
+_RECORDS: dict[str, type[BaseModel]] = {
+    "card_states": CardStateDoc,
+    "review_logs": ReviewLogDoc,
+    "attempts": AttemptDoc,
+    "mock_sessions": MockSessionDoc,
+}
+
+
+def export_user(
+    session: Session, user_id: int, left_out: list[str] | None = None
+) -> ExportDocument:
+    """Everything the user has learnt and done, in a stable order (re-exports are identical).
+
+    A stored record that an import would refuse (a state that cannot be scheduled, a date
+    out of range: see document.py) is left out, so one bad row never makes the rest
+    impossible to take away; each is named in `left_out` and in the log.
+    """
+    raw = _document(session, user_id)
+    if raw["review_settings"] is not None:
+        try:
+            ReviewSettingsDoc.model_validate(raw["review_settings"])
+        except ValidationError as error:
+            _leave_out(user_id, f"review_settings: {describe(error)}", left_out)
+            raw["review_settings"] = None
+    for kind, model in _RECORDS.items():
+        kept = []
+        for index, record in enumerate(raw[kind]):
+            try:
+                model.model_validate(record)
+            except ValidationError as error:
+                _leave_out(user_id, f"{kind}[{index}]: {describe(error)}", left_out)
+                continue
+            kept.append(record)
+        raw[kind] = kept
     try:
-        return ExportDocument.model_validate(_document(session, user_id))
+        return ExportDocument.model_validate(raw)
     except ValidationError as error:
         # Stored data an import would refuse: better no file than one that cannot come back.
         message = f"stored data does not fit the export format: {describe(error)}"
         raise DocumentError(message) from None
+
+
+def _leave_out(user_id: int, note: str, left_out: list[str] | None) -> None:
+    logger.warning("export of user %d leaves out %s", user_id, note)
+    if left_out is not None:
+        left_out.append(note)
 
 
 def _document(session: Session, user_id: int) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from typing import Any, cast
 from sqlalchemy import Table, delete, insert, select
 from sqlalchemy.orm import Session
 
+from app import locks
 from app.datasafety.document import ExportDocument
 from app.models import (
     Attempt,
@@ -66,6 +67,7 @@ def _join(parts: list[str]) -> str:
 def import_document(session: Session, user_id: int, document: ExportDocument) -> ImportSummary:
     """Merge `document` into the user's data (see the module docstring for the rules)."""
     summary = ImportSummary()
+    locks.take_turn(session, user_id)  # merging reads, then writes: one import at a time
     _settings(session, user_id, document, summary)
     _card_states(session, user_id, document, summary)
     _review_logs(session, user_id, document, summary)

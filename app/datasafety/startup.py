@@ -88,20 +88,32 @@ def take_due_backup(settings: Settings, now: datetime) -> backup.Backup | None:
 
 
 async def keep_backing_up(
-    settings: Settings, clock: Callable[[], datetime], every_s: float = BACKUP_CHECK_S
+    settings: Settings,
+    clock: Callable[[], datetime],
+    every_s: float = BACKUP_CHECK_S,
+    *,
+    tidy: Callable[[datetime], object] | None = None,
 ) -> None:
-    """While the server runs: every `every_s`, the daily backup if one is due.
+    """While the server runs: every `every_s`, the daily backup if one is due, then `tidy`
+    (the hourly housekeeping: ended sessions, expired tokens, old sign-in attempts).
 
-    A server that runs for weeks would otherwise have only the backup of its start-up. The
-    copy runs in a worker thread: it reads the whole file. Nothing it meets stops the server:
-    a failure is logged and tried again at the next check.
+    A server that runs for weeks would otherwise have only the backup of its start-up, and
+    tables that only grow. Both run in a worker thread: the copy reads the whole file.
+    Nothing they meet stops the server: a failure is logged and tried again at the next check.
     """
+    backups = backup.sqlite_path(settings.database_url) is not None and settings.backup_keep > 0
     while True:
         await anyio.sleep(every_s)
-        try:
-            await anyio.to_thread.run_sync(take_due_backup, settings, clock())
-        except Exception:
-            logger.exception("automatic backup failed; trying again in %.0f s", every_s)
+        if backups:
+            try:
+                await anyio.to_thread.run_sync(take_due_backup, settings, clock())
+            except Exception:
+                logger.exception("automatic backup failed; trying again in %.0f s", every_s)
+        if tidy is not None:
+            try:
+                await anyio.to_thread.run_sync(tidy, clock())
+            except Exception:
+                logger.exception("housekeeping failed; trying again in %.0f s", every_s)
 
 
 def open_database(settings: Settings, now: datetime) -> Database:

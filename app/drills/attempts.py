@@ -3,6 +3,7 @@
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app import locks
 from app.content.schema import NumericCard
 from app.drills import engine
 from app.drills.engine import Draw, Outcome
@@ -13,6 +14,10 @@ MAX_ANSWER_LENGTH = 200
 
 class AnswerTooLong(ValueError):
     pass
+
+
+class KeyReused(ValueError):
+    """An idempotency key already used for an attempt at another card."""
 
 
 def check(card: NumericCard, seed: int | None, answer: str) -> tuple[Draw, Outcome]:
@@ -33,8 +38,27 @@ def record(
     answer: str,
     outcome: Outcome,
     duration_ms: int | None,
+    idempotency_key: str | None = None,
 ) -> Attempt:
-    """Store an attempt with the drawn values, so the same question can be shown again."""
+    """Store an attempt with the drawn values, so the same question can be shown again.
+
+    With an idempotency key, a resend (a retry, a double click) returns the first attempt
+    instead of recording a second; raises KeyReused if the key answered another card.
+    """
+    if idempotency_key is not None:
+        locks.take_turn(session, user_id)  # a concurrent resend waits, then finds the first
+        earlier = session.scalars(
+            select(Attempt).where(
+                Attempt.user_id == user_id, Attempt.idempotency_key == idempotency_key
+            )
+        ).one_or_none()
+        if earlier is not None:
+            if earlier.card_id != drawn.card_id:
+                raise KeyReused(
+                    f"already used for an attempt at {earlier.card_id}; send a new key for "
+                    "each attempt"
+                )
+            return earlier
     attempt = Attempt(
         user_id=user_id,
         card_id=drawn.card_id,
@@ -46,6 +70,7 @@ def record(
         unit=drawn.unit,
         correct=outcome.correct,
         duration_ms=duration_ms,
+        idempotency_key=idempotency_key,
     )
     session.add(attempt)
     session.flush()

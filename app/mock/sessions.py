@@ -7,6 +7,7 @@ Callers pass an open session (read or write); writes are committed by the caller
 """
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -247,6 +248,38 @@ def save(question: MockQuestion, part: str, text: str, now: datetime) -> None:
     question.saved_at = now
 
 
+def already_done(qs: list[MockQuestion], action: str, position: int | None,
+                 part: str | None) -> bool:  # fmt: skip
+    """Whether a request naming this question (and part) asks for what is already done: a
+    resent start, submit or grade, answered with the session as it is, changing nothing."""
+    question = next((q for q in qs if q.position == position), None)
+    if question is None:
+        return False
+    if action == "submit":
+        done = question.submitted_at if part == "main" else question.followup_submitted_at
+        return done is not None
+    if action == "grade":
+        return question.rating is not None
+    if action == "start":
+        return question.started_at is not None
+    return False
+
+
+def check_target(step: Step, action: str, position: int | None, part: str | None) -> None:
+    """Refuse a start, submit or grade naming another question (or part) than the one
+    waiting."""
+    question = step.question
+    if position is None or question is None:
+        return
+    waiting = {"answer": "main", "followup": "followup"}.get(step.kind)
+    if action == "submit" and (question.position != position or waiting != part):
+        raise MockError(f"question {position}'s {part} answer is not the one being answered now")
+    if action == "grade" and question.position != position:
+        raise MockError(f"question {position} is not the one waiting to be graded")
+    if action == "start" and (step.kind != "start" or question.position != position):
+        raise MockError(f"question {position} is not the next one to start")
+
+
 def submit(question: MockQuestion, now: datetime) -> None:
     """Hand in the current part: the main answer (which starts the follow-up) or the follow-up."""
     current = phase(question)
@@ -285,6 +318,7 @@ def grade(
     *,
     desired_retention: float,
     fuzz: bool = True,
+    parameters: Sequence[float] | None = None,
 ) -> None:
     """Confirm the rubric points made and rate the answer; the rating is an FSRS review."""
     if phase(question) != "grading":
@@ -307,6 +341,7 @@ def grade(
         idempotency_key=f"mock-{mock.id}-{question.position}",
         source="mock",
         fuzz=fuzz,
+        parameters=parameters,
     )
     session.flush()
     if all(phase(q) == "done" for q in questions(session, mock)):

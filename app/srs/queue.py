@@ -6,6 +6,7 @@ import heapq
 import itertools
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from math import inf
 
 from fsrs import State
 from sqlalchemy import Connection, DateTime, bindparam, text
@@ -62,6 +63,7 @@ class Queue:
     next_due: datetime | None  # when the next card that is not yet due comes due
     over_limit: int  # reviews due today beyond the daily review limit
     day_end: datetime
+    damaged: tuple[str, ...] = ()  # cards whose saved review state cannot be scheduled
 
 
 @dataclass(frozen=True)
@@ -96,9 +98,14 @@ def build(
     cards = catalog.card_index
     now_naive = now.astimezone(UTC).replace(tzinfo=None)
     learning, reviews, later_today = [], [], []
+    damaged: list[str] = []
     for card_id, state, stability, last_review, due in due_rows:
         card = cards.get(card_id)  # None once a card is removed from the content
         if card is None or (topics is not None and card.topic_slug not in topics):
+            continue
+        if state == State.Review and not 0 < (stability or 0) < inf:
+            damaged.append(card_id)  # see scheduling.damage: shown now, and said so
+            learning.append((now, card))
             continue
         if state == State.Review:
             # Lowest recall first. fsrs's R falls as whole days elapsed / stability grows,
@@ -157,6 +164,7 @@ def build(
         next_due=next_due,
         over_limit=len(reviews) - len(chosen_reviews),
         day_end=end,
+        damaged=tuple(damaged),
     )
 
 

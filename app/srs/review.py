@@ -77,6 +77,20 @@ def _take_turn(session: Session, user_id: int) -> None:
         connection.execute(_LOCK_USER, {"user_id": user_id})
 
 
+class KeyReused(ValueError):
+    """An idempotency key already used for a different card: a client bug, not a retry."""
+
+
+def same_card(earlier: GradeResult, card_id: str) -> GradeResult:
+    """The earlier result of a resent grade; KeyReused if its key graded another card."""
+    if earlier.card_id != card_id:
+        raise KeyReused(
+            f"idempotency_key: already used to grade {earlier.card_id}; send a new key "
+            "for each grade"
+        )
+    return earlier
+
+
 def find_by_key(session: Session, user_id: int, key: str) -> GradeResult | None:
     """The result of an earlier grade sent with the same idempotency key."""
     log = session.connection().execute(_FIND_BY_KEY, {"user_id": user_id, "key": key}).first()
@@ -108,16 +122,19 @@ def grade(
         raise ValueError(f"source: must be one of {', '.join(SOURCES)}")
     _take_turn(session, user_id)
     if idempotency_key and (earlier := find_by_key(session, user_id, idempotency_key)):
-        return earlier
+        return same_card(earlier, card_id)
 
     connection = session.connection()
     row = connection.execute(_STATE_FOR_UPDATE, {"user_id": user_id, "card_id": card_id}).first()
     reps = row.reps if row else 0
     seed = scheduling.fuzz_seed(user_id, card_id, reps)
-    outcome = scheduling.outcome(row, rating, now, desired_retention, seed, fuzz, parameters)
-    before = scheduling.snapshot(row)
-    prior_interval = scheduling.scheduled_interval_days(row)
-    lapsed = row is not None and row.state == State.Review and rating == 1
+    # A damaged saved state (see scheduling.damage) starts afresh: this grade repairs it, and
+    # its log keeps no copy of the damage (an undo makes the card new rather than broken).
+    sound = scheduling.usable(row)
+    outcome = scheduling.outcome(sound, rating, now, desired_retention, seed, fuzz, parameters)
+    before = scheduling.snapshot(sound)
+    prior_interval = scheduling.scheduled_interval_days(sound)
+    lapsed = sound is not None and sound.state == State.Review and rating == 1
 
     card = outcome.card
     values: dict[str, Any] = {
@@ -148,7 +165,7 @@ def grade(
             "reviewed_at": now,
             "duration_ms": duration_ms,
             "source": source,
-            "was_new": before is None,
+            "was_new": row is None,
             "idempotency_key": idempotency_key,
             "state_before": before,
             "state_after": after,

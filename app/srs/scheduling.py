@@ -6,6 +6,7 @@ generator seeded by (user, card, review count): the preview and the grade that f
 compute the same interval, and no state needs to be kept between them.
 """
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from fsrs import Card, Rating, Scheduler, State
-from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES
+from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES, MAX_DIFFICULTY, MIN_DIFFICULTY
 
 from app.models import CardState
 from app.srs.days import as_utc
@@ -96,6 +97,38 @@ def to_fsrs(row: StoredState | None, card_number: int) -> Card:
     )
 
 
+DIFFICULTY_RANGE = (MIN_DIFFICULTY, MAX_DIFFICULTY)  # FSRS keeps difficulty in [1, 10]
+
+
+def damage(state: int, stability: float | None, difficulty: float | None) -> str | None:
+    """Why a stored state cannot be scheduled, or None when it can.
+
+    Import refuses such values; this guards against any that reach the database another way,
+    so one bad card costs its own schedule, not every page of the account.
+    """
+    if state not in (State.Learning, State.Review, State.Relearning):
+        return f"its state {state} is not learning, review or relearning"
+    if stability is not None and not 0 < stability < math.inf:
+        return f"its stability {stability} is not a positive number"
+    low, high = DIFFICULTY_RANGE
+    if difficulty is not None and not low <= difficulty <= high:
+        return f"its difficulty {difficulty} is outside {low:g} to {high:g}"
+    if state == State.Review and (stability is None or difficulty is None):
+        return "it is in review without a stability or difficulty"
+    return None
+
+
+def usable(row: StoredState | None) -> StoredState | None:
+    """The row to schedule from: None (a fresh start) for a state that `damage` refuses."""
+    if row is not None and damage(row.state, row.stability, row.difficulty) is not None:
+        return None
+    return row
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is None or math.isfinite(value) else None
+
+
 def snapshot(row: StoredState | None) -> dict[str, Any] | None:
     """A stored state as JSON, for the log: undo restores it."""
     if row is None:
@@ -103,8 +136,8 @@ def snapshot(row: StoredState | None) -> dict[str, Any] | None:
     return {
         "state": row.state,
         "step": row.step,
-        "stability": row.stability,
-        "difficulty": row.difficulty,
+        "stability": _finite(row.stability),  # JSON (PostgreSQL's) has no inf or NaN
+        "difficulty": _finite(row.difficulty),
         "due": as_utc(row.due).isoformat(),
         "last_review": as_utc(row.last_review).isoformat() if row.last_review else None,
         "reps": row.reps,
@@ -183,8 +216,8 @@ def retrievability(
     Written out rather than through Scheduler.get_card_retrievability so a queue of thousands
     of cards needs no Card objects; a test pins the two to each other.
     """
-    if stability is None or last_review is None:
-        return 0.0
+    if stability is None or last_review is None or not 0 < stability < math.inf:
+        return 0.0  # never seen, or a damaged state (see `damage`)
     if last_review.tzinfo is None:  # SQLite's naive UTC: compare without converting
         elapsed_days = max(0, (now.replace(tzinfo=None) - last_review).days)
     else:

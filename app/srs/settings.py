@@ -10,6 +10,7 @@ from fsrs import ReviewLog as FsrsLog
 from sqlalchemy import Connection, Table, bindparam, select
 from sqlalchemy.orm import Session
 
+from app import locks
 from app.db import connection_of
 from app.models import CardState, ReviewLog, ReviewSettings
 from app.srs import scheduling
@@ -70,6 +71,7 @@ def validate(changes: dict[str, object]) -> dict[str, object]:
 def save(session: Session, user_id: int, changes: dict[str, object]) -> Settings:
     """Apply validated changes; a changed retention target reschedules every card from its log."""
     validate(changes)
+    locks.take_turn(session, user_id)  # two first saves at once must not both insert the row
     old = load(session, user_id)
     row = session.get(ReviewSettings, user_id)
     if row is None:

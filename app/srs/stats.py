@@ -16,6 +16,7 @@ from app.srs.days import as_utc, study_day
 from app.srs.settings import Settings
 
 HEATMAP_DAYS = 365
+STATE_NAMES = {int(s): s.name.lower() for s in State}
 RECENT_DAYS = 30
 
 
@@ -40,6 +41,7 @@ class Stats:
     mastery: dict[str, float]  # topic slug → mean retrievability now (new cards count 0)
     streak: int  # consecutive study days with a review, up to today (or yesterday)
     total_reviews: int
+    skipped: int = 0  # reviews and card states left out: their dates or state cannot be read
 
 
 def mastery(session: Session, user_id: int, catalog: Catalog, now: datetime) -> dict[str, float]:
@@ -86,7 +88,16 @@ def compute(
     def day_of(moment: datetime) -> date:
         return study_day(as_utc(moment), settings.timezone, settings.day_boundary_hour)
 
+    def day_or_none(moment: datetime) -> date | None:
+        """The study day, or None for a time too near year 1 or 9999 to have one (an import
+        refuses such times; this keeps one bad row from failing the whole page)."""
+        try:
+            return day_of(moment)
+        except (OverflowError, ValueError):
+            return None
+
     today = day_of(now)
+    skipped = 0
     logs = session.execute(
         select(
             ReviewLog.card_id,
@@ -105,7 +116,10 @@ def compute(
     total: Counter[str] = Counter()
     recent_from = today - timedelta(days=RECENT_DAYS - 1)
     for card_id, rating, reviewed_at, before, prior_interval in logs:
-        day = day_of(reviewed_at)
+        day = day_or_none(reviewed_at)
+        if day is None:
+            skipped += 1
+            continue
         per_day[day] += 1
         if (card_id, day) in first_of_day:
             continue
@@ -123,9 +137,16 @@ def compute(
             CardState.user_id == user_id
         )
     ).all()
-    counts = Counter(State(state).name.lower() for _c, state, _d in states)
+    counts: Counter[str] = Counter()
+    due_days: Counter[date] = Counter()
+    for _card, state, due in states:
+        due_day = day_or_none(due)
+        if state not in STATE_NAMES or due_day is None:
+            skipped += 1
+            continue
+        counts[STATE_NAMES[state]] += 1
+        due_days[max(due_day, today)] += 1
     counts["new"] = len({c.id for c in catalog.cards} - {c for c, _s, _d in states})
-    due_days: Counter[date] = Counter(max(day_of(due), today) for _c, _s, due in states)
 
     return Stats(
         today=today,
@@ -140,6 +161,7 @@ def compute(
         mastery=mastery(session, user_id, catalog, now),
         streak=_streak(per_day, today),
         total_reviews=len(logs),
+        skipped=skipped,
     )
 
 

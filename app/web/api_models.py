@@ -167,6 +167,12 @@ class AttemptIn(BaseModel):
     answer: str = Field(description='The typed answer with its unit, e.g. "31.4 GB".')
     seed: int | None = Field(default=None, description="The seed of the draw being answered.")
     duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
+    idempotency_key: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="Sending the same key again returns the first attempt, recording nothing.",
+    )
 
 
 class AttemptOut(BaseModel):

@@ -48,15 +48,14 @@ def login(
     next: Annotated[str, Form()] = "/",
 ) -> Response:
     _accounts_only(request)
-    cookie = None
     address = client_address(request)
     try:
-        with database.write_session() as session:
-            user = accounts.authenticate(session, username, password, address, now)
-            if user is not None:
-                cookie, _row = accounts.start_session(session, user.id, now, policy(request))
-        if cookie is None:  # committed above, so the failure counts towards the limit
+        # The password is checked outside any transaction (argon2 takes a few hundred ms);
+        # the attempt is recorded as failed before, so the failure counts towards the limit.
+        signed_in = accounts.sign_in(database, username, password, address, now, policy(request))
+        if signed_in is None:
             raise accounts.AccountError("Wrong username or password.")
+        cookie = signed_in[1]
     except accounts.TooManyAttempts as error:
         context = {"next": safe_next(next), "error": str(error), "username": username,
                    "mode": "login"}  # fmt: skip
@@ -92,11 +91,16 @@ def register(
     _accounts_only(request)
     rules = policy(request)
     try:
-        with database.write_session() as session:
-            user = accounts.register(
-                session, username, password, now, policy=rules, invite_code=invite
-            )
-            cookie, _row = accounts.start_session(session, user.id, now, rules)
+        _user_id, cookie = accounts.register_account(
+            database, username, password, client_address(request), now, policy=rules,
+            invite_code=invite,
+        )  # fmt: skip
+    except accounts.TooManyAttempts as error:
+        context = {"error": str(error), "username": username, "mode": rules.registration}
+        return templates.TemplateResponse(
+            request, "auth/register.html", context, status_code=429,
+            headers={"Retry-After": str(error.retry_after)},
+        )  # fmt: skip
     except (accounts.AccountError, PasswordRejected) as error:
         message = str(error).partition(": ")[2] or str(error)
         context = {"error": message[0].upper() + message[1:], "username": username,
@@ -125,17 +129,15 @@ def change_password(
     user_id: UserDep,
     current_password: Text,
     new_password: Text,
+    revoke_tokens: Annotated[str | None, Form()] = None,
 ) -> Response:
     _accounts_only(request)
     identity = identify(request)
     try:
-        with database.write_session() as session:
-            user = session.get(User, user_id)
-            assert user is not None
-            accounts.change_password(
-                session, user, current_password, new_password,
-                identity.session_id if identity else None,
-            )  # fmt: skip
+        accounts.change_password(
+            database, user_id, current_password, new_password,
+            identity.session_id if identity else None, revoke_tokens=revoke_tokens is not None,
+        )  # fmt: skip
     except (accounts.AccountError, PasswordRejected) as error:
         from urllib.parse import quote
 
@@ -148,6 +150,9 @@ class TokenIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     name: str = Field(min_length=1, max_length=64)
+    expires_in_days: int | None = Field(
+        default=None, ge=1, le=accounts.MAX_TOKEN_DAYS, description="None: until revoked."
+    )
 
 
 class TokenOut(BaseModel):
@@ -155,6 +160,18 @@ class TokenOut(BaseModel):
     name: str
     created_at: str
     last_used_at: str | None
+    expires_at: str | None = None
+
+
+def _not_by_token(request: Request) -> None:
+    """Tokens are managed from a signed-in browser: a token cannot mint or revoke tokens,
+    so a leaked one cannot make itself a successor that outlives its revocation."""
+    identity = identify(request)
+    if identity is not None and identity.via == "token":
+        raise HTTPException(
+            status_code=403,
+            detail="API tokens cannot create or revoke tokens: use Settings in the browser.",
+        )
 
 
 class NewTokenOut(TokenOut):
@@ -170,6 +187,7 @@ def list_tokens(session: SessionDep, user_id: UserDep) -> list[TokenOut]:
             name=t.name,
             created_at=t.created_at.isoformat(),
             last_used_at=t.last_used_at.isoformat() if t.last_used_at else None,
+            expires_at=t.expires_at.isoformat() if t.expires_at else None,
         )
         for t in accounts.tokens_of(session, user_id)
     ]
@@ -179,24 +197,33 @@ def list_tokens(session: SessionDep, user_id: UserDep) -> list[TokenOut]:
 def create_token_api(
     request: Request, body: TokenIn, database: DatabaseDep, user_id: UserDep, now: NowDep
 ) -> NewTokenOut:
-    """A new token for scripts: send it as `Authorization: Bearer <token>`."""
+    """A new token for scripts: send it as `Authorization: Bearer <token>`.
+
+    Only from a signed-in browser session (403 with a bearer token)."""
+    _not_by_token(request)
     try:
         with database.write_session() as session:
-            secret, row = accounts.create_token(session, user_id, body.name, now, policy(request))
+            secret, row = accounts.create_token(
+                session, user_id, body.name, now, policy(request), body.expires_in_days
+            )
             out = NewTokenOut(
                 id=row.id, name=row.name, created_at=row.created_at.isoformat(),
                 last_used_at=None, token=secret,
+                expires_at=row.expires_at.isoformat() if row.expires_at else None,
             )  # fmt: skip
     except accounts.AccountError as error:
-        detail = [
-            {"loc": ["body", "name"], "msg": str(error).partition(": ")[2], "type": "value_error"}
-        ]
+        field, _, message = str(error).partition(": ")
+        detail = [{"loc": ["body", field], "msg": message, "type": "value_error"}]
         raise HTTPException(status_code=422, detail=detail) from None
     return out
 
 
 @router.delete("/api/auth/tokens/{token_id}", status_code=204, tags=["accounts"])
-def revoke_token_api(token_id: TokenId, database: DatabaseDep, user_id: UserDep) -> Response:
+def revoke_token_api(
+    request: Request, token_id: TokenId, database: DatabaseDep, user_id: UserDep
+) -> Response:
+    """Only from a signed-in browser session (403 with a bearer token)."""
+    _not_by_token(request)
     with database.write_session() as session:
         if not accounts.revoke_token(session, user_id, token_id):
             raise HTTPException(status_code=404, detail=f"No token {token_id} of yours.")
@@ -212,10 +239,12 @@ def create_token_form(
     user_id: UserDep,
     now: NowDep,
     name: Annotated[str, Form(max_length=200)] = "",
+    expires_in_days: Annotated[str, Form(max_length=8)] = "",
 ) -> Response:
+    days = int(expires_in_days) if expires_in_days.strip().isdigit() else None
     try:
         with database.write_session() as writing:
-            secret, _row = accounts.create_token(writing, user_id, name, now, policy(request))
+            secret, _row = accounts.create_token(writing, user_id, name, now, policy(request), days)
     except accounts.AccountError as error:
         from urllib.parse import quote
 

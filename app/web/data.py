@@ -48,15 +48,17 @@ def _attachment(name: str) -> dict[str, str]:
 def export_api(session: SessionDep, user_id: UserDep, now: NowDep) -> Response:
     """All your learning data as one JSON document (a download): reviews, card states, drill
     attempts, mock interviews and review settings. No password, session or token is in it."""
+    left_out: list[str] = []
     try:
-        exported = export_user(session, user_id)
+        exported = export_user(session, user_id, left_out)
     except DocumentError as error:
         raise HTTPException(status_code=500, detail=f"Cannot export: {error}.") from None
     username = re.sub(r"[^A-Za-z0-9_.-]", "_", session.get_one(User, user_id).username)
     name = f"ringside-{username}-{now:%Y-%m-%d}.json"
-    return Response(
-        document.dumps(exported), media_type="application/json", headers=_attachment(name)
-    )
+    headers = _attachment(name)
+    if left_out:  # records no import would take back (see export_user)
+        headers["X-Ringside-Left-Out"] = str(len(left_out))
+    return Response(document.dumps(exported), media_type="application/json", headers=headers)
 
 
 def _run_import(database: Database, user_id: int, exported: ExportDocument) -> ImportSummary:

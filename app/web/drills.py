@@ -72,15 +72,26 @@ def attempt_api(
             status_code=422,
             detail=[{"loc": ["body", field], "msg": str(error), "type": "value_error"}],
         ) from None
-    with database.write_session() as session:
-        row = attempts.record(session, user_id, drawn, body.answer, outcome, body.duration_ms)
+    try:
+        with database.write_session() as session:
+            row = attempts.record(
+                session, user_id, drawn, body.answer, outcome, body.duration_ms,
+                body.idempotency_key,
+            )  # fmt: skip
+            if row.answer != body.answer or row.seed != drawn.seed:  # a resend: the first
+                drawn, outcome = attempts.check(model, row.seed, row.answer)
+    except attempts.KeyReused as error:
+        raise HTTPException(
+            status_code=422,
+            detail=[{"loc": ["body", "idempotency_key"], "msg": str(error), "type": "value_error"}],
+        ) from None
     view = present(renderer, card, drawn.seed)
     return AttemptOut(
         id=row.id,
         card_id=card.id,
         seed=drawn.seed,
         values=drawn.values,
-        answer=body.answer,
+        answer=row.answer,
         correct=outcome.correct,
         given_value=outcome.given_in_unit,
         expected_value=drawn.expected,

@@ -14,6 +14,7 @@ from fastapi import HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
 from app.auth import accounts
+from app.auth.tokens import digest, new_secret
 from app.srs.days import as_utc
 from app.web.security import SAFE_METHODS, cookie_header
 
@@ -100,9 +101,7 @@ def _is_local(request: Request) -> bool:
 
 
 def _needs_database(request: Request) -> bool:
-    if _bearer(request) is not None or request.cookies.get(cookie_name(request)):
-        return True
-    return _is_local(request) and _wants_page(request)  # a browser gets a session
+    return _bearer(request) is not None or bool(request.cookies.get(cookie_name(request)))
 
 
 async def _live_session(request: Request) -> Identity | None:
@@ -114,8 +113,10 @@ async def _live_session(request: Request) -> Identity | None:
     live = await request.app.state.database.read(
         lambda connection: accounts.find_session(connection, cookie, now, rules)
     )
+    if live is None and _is_local(request):
+        return _local_browser(request, cookie)
     if live is None or now - live.last_seen_at > TOUCH_EVERY:
-        return None  # the thread refreshes last_seen_at, or starts a session in local mode
+        return None  # the thread refreshes last_seen_at
     return Identity(live.user_id, "session", live.id, live.csrf_token)
 
 
@@ -127,7 +128,7 @@ def _resolve(request: Request) -> Identity | None:
     bearer = _bearer(request)
     if bearer is not None:
         with database.read_session() as session:
-            token = accounts.find_token(session, bearer, rules)
+            token = accounts.find_token(session, bearer, rules, now)
             found_token = (token.id, token.user_id, token.last_used_at) if token else None
         if found_token is None:
             raise HTTPException(status_code=401, detail="Unknown or revoked API token.")
@@ -150,13 +151,20 @@ def _resolve(request: Request) -> Identity | None:
     if not _is_local(request):
         return None
     local_id: int = request.app.state.local_user_id
-    if _wants_page(request):
-        # A browser in local mode gets a session too, so its forms carry a CSRF token.
-        with database.write_session() as session:
-            value, row = accounts.start_session(session, local_id, now, rules)
-            set_session_cookie(request, value)
-            return Identity(local_id, "session", row.id, row.csrf_token)
+    if not cookie and _wants_page(request):
+        # A browser in local mode gets a cookie too, so its forms carry a CSRF token.
+        cookie = new_secret()
+        set_session_cookie(request, cookie)
+    if cookie:
+        return _local_browser(request, cookie)
     return Identity(local_id, "local")
+
+
+def _local_browser(request: Request, cookie: str) -> Identity:
+    """A browser in local mode: its cookie is only a secret the CSRF token is derived from,
+    so a page view writes nothing (no session row per cookie-less visit)."""
+    csrf = digest("csrf:" + cookie, policy(request).key)
+    return Identity(request.app.state.local_user_id, "session", None, csrf)
 
 
 async def _signed_in(request: Request) -> Identity:

@@ -5,12 +5,13 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, HTTPException, Path, Request
+from fastapi import APIRouter, Body, Form, HTTPException, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app import locks
 from app.content.catalog import Catalog
 from app.mock import report as reports
 from app.mock import sessions as mocks
@@ -53,7 +54,18 @@ class AnswerIn(BaseModel):
 class SubmitIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
+    position: int = Field(ge=1, le=100, description="The question submitted (1-based).")
+    part: Literal["main", "followup"] = Field(description="The answer submitted.")
     text: str | None = Field(default=None, description="The final text, saved before submitting.")
+
+
+class StartIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
+
+    position: int | None = Field(
+        default=None, ge=1, le=100,
+        description="The question started; naming it makes a resent start change nothing.",
+    )  # fmt: skip
 
 
 class GradeIn(BaseModel):
@@ -61,6 +73,10 @@ class GradeIn(BaseModel):
 
     points: list[int] = Field(description="Indexes of the rubric points the answer made.")
     rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy.")
+    position: int | None = Field(
+        default=None, ge=1, le=100,
+        description="The question graded; naming it makes a resent grade change nothing.",
+    )  # fmt: skip
 
 
 class QuestionOut(BaseModel):
@@ -113,6 +129,7 @@ def _fail(error: mocks.MockError) -> HTTPException:
 @contextmanager
 def _writing(database: Any, user_id: int, mock_id: int) -> Iterator[tuple[Session, MockSession]]:
     with database.write_session() as session:
+        locks.take_turn(session, user_id)  # on PostgreSQL, one change to a user's mocks at a time
         mock = mocks.load(session, user_id, mock_id)
         if mock is None:
             raise HTTPException(status_code=404, detail=f"No mock session {mock_id} of yours.")
@@ -231,6 +248,15 @@ def _act(
             qs = mocks.questions(session, mock)
             step = mocks.current_step(mock, qs, now)
             question = step.question
+            # A resent submit or grade (a double click, a retry) returns the session as the
+            # first one left it; one naming another question or part than the waiting one
+            # is refused rather than applied to the wrong one.
+            position, part = getattr(body, "position", None), getattr(body, "part", None)
+            if mocks.already_done(qs, action, position, part) or (
+                action == "abandon" and mock.status == "abandoned"
+            ):
+                return _out(mock, qs, catalog, now)
+            mocks.check_target(step, action, position, part)
             if mock.status != "active":
                 raise mocks.MockError(f"this session is {mock.status}")
             if action == "abandon":
@@ -243,18 +269,18 @@ def _act(
                 mocks.start(question, mock.minutes_per_question, now)
             elif action == "submit":
                 if body is not None and body.text is not None:
-                    part = "followup" if step.kind == "followup" else "main"
-                    mocks.save(question, part, body.text, now)
+                    mocks.save(question, body.part, body.text, now)
                 mocks.submit(question, now)
             elif action == "grade":
                 if step.kind != "grade":
                     raise mocks.MockError("no question is waiting to be graded")
                 card = catalog.card(question.card_id)
                 assert card is not None
-                retention = srs_settings.load(session, user_id).desired_retention
+                review_settings = srs_settings.load(session, user_id)
                 mocks.grade(
                     session, mock, question, card, body.points, body.rating, now,
-                    desired_retention=retention, fuzz=fuzz,
+                    desired_retention=review_settings.desired_retention, fuzz=fuzz,
+                    parameters=review_settings.fsrs_parameters,
                 )  # fmt: skip
             session.flush()
             return _out(mock, mocks.questions(session, mock), catalog, now)
@@ -264,10 +290,11 @@ def _act(
 
 @router.post("/api/mock/{mock_id}/start", tags=["mock"], responses=NOT_FOUND)
 def start_api(
-    mock_id: MockId, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
-) -> MockOut:
+    mock_id: MockId, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep,
+    body: Annotated[StartIn | None, Body()] = None,
+) -> MockOut:  # fmt: skip
     """Start the next question: its deadline is fixed now, on the server."""
-    return _act(database, user_id, mock_id, catalog, now, "start")
+    return _act(database, user_id, mock_id, catalog, now, "start", body)
 
 
 @router.put("/api/mock/{mock_id}/answer", tags=["mock"], responses=NOT_FOUND)
@@ -469,17 +496,21 @@ def act_page(
     now: NowDep,
     fuzz: FuzzDep,
     text: Annotated[str | None, Form()] = None,
+    position: Annotated[int | None, Form(ge=1, le=100)] = None,
+    part: Annotated[Literal["main", "followup"] | None, Form()] = None,
     point: Annotated[list[int] | None, Form()] = None,
     rating: Annotated[int | None, Form(ge=1, le=4)] = None,
 ) -> RedirectResponse:
     """The page's forms; errors come back as a message on the session page."""
-    body: Any = None
+    body: Any = StartIn(position=position) if action == "start" else None
     if action == "submit":
-        body = SubmitIn(text=text)
+        if position is None or part is None:
+            raise HTTPException(status_code=422, detail="Say which answer is submitted.")
+        body = SubmitIn(position=position, part=part, text=text)
     elif action == "grade":
         if rating is None:
             return RedirectResponse(f"/mock/{mock_id}?error=Choose+a+rating.", status_code=303)
-        body = GradeIn(points=point or [], rating=rating)
+        body = GradeIn(points=point or [], rating=rating, position=position)
     try:
         _act(database, user_id, mock_id, catalog, now, action, body, fuzz)
     except HTTPException as error:

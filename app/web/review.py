@@ -114,7 +114,22 @@ def grade_card(
             earlier = review.find_by_key(session, user_id, body.idempotency_key)
         if earlier is None:
             raise
-        return earlier
+        return _same_card(earlier, card_id)
+    except review.KeyReused as error:
+        raise _key_reused(error) from None
+
+
+def _same_card(earlier: review.GradeResult, card_id: str) -> review.GradeResult:
+    try:
+        return review.same_card(earlier, card_id)
+    except review.KeyReused as error:
+        raise _key_reused(error) from None
+
+
+def _key_reused(error: review.KeyReused) -> HTTPException:
+    message = str(error).partition(": ")[2]
+    detail = [{"loc": ["body", "idempotency_key"], "msg": message, "type": "value_error"}]
+    return HTTPException(status_code=422, detail=detail)
 
 
 @router.get("/api/review/queue", tags=["review"])
@@ -212,15 +227,22 @@ def session_context(
         ids.remove(first)
         ids.insert(0, first)
     current = catalog.card(ids[0]) if ids else None
-    buttons = []
+    buttons, damaged = [], None
     if current is not None:
         row = session.scalars(
             select(CardState).where(CardState.user_id == user_id, CardState.card_id == current.id)
         ).one_or_none()
         seed = scheduling.fuzz_seed(user_id, current.id, row.reps if row else 0)
         fuzz = request.app.state.settings.srs_fuzz
+        if row is not None:  # a damaged state: say so, and offer a fresh start
+            damaged = scheduling.damage(row.state, row.stability, row.difficulty)
         for rating, outcome in scheduling.outcomes(
-            row, now, settings.desired_retention, seed, fuzz, settings.fsrs_parameters
+            scheduling.usable(row),
+            now,
+            settings.desired_retention,
+            seed,
+            fuzz,
+            settings.fsrs_parameters,
         ).items():
             label = scheduling.describe_interval(outcome.interval)
             buttons.append((rating, scheduling.RATING_NAMES[rating], label))
@@ -228,6 +250,7 @@ def session_context(
     return {
         "current": current,
         "buttons": buttons,
+        "damaged": damaged,
         "idempotency_key": uuid.uuid4().hex,
         "queue": built,
         "remaining": remaining,

@@ -43,7 +43,8 @@ def populate(client: TestClient, clock: FakeClock) -> None:
         },
     ).json()
     client.post(f"/api/mock/{finished['id']}/start")
-    client.post(f"/api/mock/{finished['id']}/submit", json={"text": "reduce-scatter, all-gather"})
+    answer = {"position": 1, "part": "main", "text": "reduce-scatter, all-gather"}
+    client.post(f"/api/mock/{finished['id']}/submit", json=answer)
     graded = client.post(f"/api/mock/{finished['id']}/grade", json={"points": [0], "rating": 3})
     assert graded.status_code == 200, graded.text
     clock.advance(minutes=30)

@@ -16,6 +16,8 @@ from app.models import MockQuestion, MockSession, ReviewLog, User
 from tests.conftest import FIXTURE_CONTENT, ClientFactory, FakeClock
 
 START = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
+MAIN = {"position": 1, "part": "main"}
+FOLLOWUP = {"position": 1, "part": "followup"}
 CATALOG = load_catalog(FIXTURE_CONTENT)
 
 
@@ -124,20 +126,24 @@ def test_answers_are_capped_with_a_message_never_cut(client: TestClient) -> None
 def test_follow_up_has_its_own_short_clock(client: TestClient, clock: FakeClock) -> None:
     mock = new_mock(client, minutes=9)
     client.post(f"/api/mock/{mock['id']}/start")
-    after = client.post(f"/api/mock/{mock['id']}/submit", json={"text": "main answer"}).json()
+    after = client.post(
+        f"/api/mock/{mock['id']}/submit", json=MAIN | {"text": "main answer"}
+    ).json()
     assert after["step"] == "followup" and after["remaining_seconds"] == 180  # 9 min / 3
     assert after["questions"][0]["followup"]
     wrong_part = client.put(f"/api/mock/{mock['id']}/answer", json={"part": "main", "text": "edit"})
     assert wrong_part.status_code == 409
     client.put(f"/api/mock/{mock['id']}/answer", json={"part": "followup", "text": "pushed"})
-    graded = client.post(f"/api/mock/{mock['id']}/submit", json={}).json()
+    graded = client.post(f"/api/mock/{mock['id']}/submit", json=FOLLOWUP).json()
     assert graded["step"] == "grade" and graded["questions"][0]["followup_answer"] == "pushed"
 
 
 def test_grading_records_a_mock_review_once(client: TestClient) -> None:
     mock = new_mock(client, questions=1, followups=False)
     card_id = client.post(f"/api/mock/{mock['id']}/start").json()["questions"][0]["card_id"]
-    client.post(f"/api/mock/{mock['id']}/submit", json={"text": "reduce-scatter and all-gather"})
+    client.post(
+        f"/api/mock/{mock['id']}/submit", json=MAIN | {"text": "reduce-scatter, all-gather"}
+    )
     bad = client.post(f"/api/mock/{mock['id']}/grade", json={"points": [9], "rating": 3})
     assert bad.status_code == 422 and bad.json()["detail"][0]["loc"][-1] == "points"
     done = client.post(f"/api/mock/{mock['id']}/grade", json={"points": [0, 2], "rating": 2}).json()
@@ -156,9 +162,10 @@ def test_grading_records_a_mock_review_once(client: TestClient) -> None:
 
 def test_grade_at_the_end_asks_every_question_first(client: TestClient) -> None:
     mock = new_mock(client, grade_after_each=False, followups=False)
-    for _ in range(2):
+    for position in (1, 2):
         client.post(f"/api/mock/{mock['id']}/start")
-        state = client.post(f"/api/mock/{mock['id']}/submit", json={"text": "answer"}).json()
+        body = {"position": position, "part": "main", "text": "answer"}
+        state = client.post(f"/api/mock/{mock['id']}/submit", json=body).json()
     assert state["step"] == "grade" and state["current"] == 1
 
 
@@ -174,8 +181,9 @@ def test_page_flow_with_forms_and_escaping(client: TestClient) -> None:
     client.post(f"{url}/start")
     answer_page = client.get(url).text
     assert 'class="countdown"' in answer_page and "<textarea" in answer_page
-    client.post(f"{url}/submit", data={"text": "<script>alert(1)</script> reduce-scatter"})
-    client.post(f"{url}/submit", data={"text": "<b>bold</b>"})
+    main = {"position": "1", "part": "main", "text": "<script>alert(1)</script> reduce-scatter"}
+    client.post(f"{url}/submit", data=main)
+    client.post(f"{url}/submit", data={"position": "1", "part": "followup", "text": "<b>bold</b>"})
     grading = client.get(url).text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in grading and "<script>alert(1)" not in grading
     assert "A strong answer" in grading and 'name="point"' in grading
@@ -231,7 +239,7 @@ def test_a_session_is_visible_only_to_its_owner(client: TestClient, clock: FakeC
 def test_history_lists_sessions_with_scores(client: TestClient) -> None:
     mock = new_mock(client, questions=1, followups=False)
     client.post(f"/api/mock/{mock['id']}/start")
-    client.post(f"/api/mock/{mock['id']}/submit", json={"text": "a"})
+    client.post(f"/api/mock/{mock['id']}/submit", json=MAIN | {"text": "a"})
     client.post(f"/api/mock/{mock['id']}/grade", json={"points": [1], "rating": 3})
     history = client.get("/api/mock").json()
     assert history[0]["id"] == mock["id"] and history[0]["score"] == pytest.approx(1 / 3)
