@@ -39,7 +39,7 @@ def env_for(tmp_path: Path, content: Path) -> dict[str, str]:
 def test_content_check_passes_on_good_content(tmp_path: Path) -> None:
     result = ringside("content", "check", env=env_for(tmp_path, FIXTURE_CONTENT))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok: 2 topics, 5 cards"
+    assert result.stdout.strip() == "ok: 2 topics, 5 cards, 3 errata"
 
 
 def test_content_check_fails_with_one_line(tmp_path: Path) -> None:
