@@ -64,7 +64,7 @@ def static_assets() -> list[str]:
     return sorted(
         "/static/" + path.relative_to(STATIC).as_posix()
         for path in STATIC.rglob("*")
-        if path.is_file() and path.suffix not in {"", ".map"} and path.name != "sw.js"
+        if path.is_file() and path.suffix not in {"", ".map", ".md"} and path.name != "sw.js"
     )
 
 
