@@ -275,32 +275,50 @@ def test_a_hundred_grades_land_quickly_on_a_phone_connection(
 
 
 def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, database: Path) -> None:
-    port = free_port()
-    caches = "caches.keys().then((names) => names.sort())"
+    port = free_port()  # one origin for both versions, as for a server that is upgraded
+    names = "caches.keys().then((names) => names.sort())"
+
+    def caches_become(page: Any, wanted: list[str]) -> None:
+        deadline = time.monotonic() + 15
+        while (found := page.evaluate(names)) != wanted:
+            assert time.monotonic() < deadline, found
+            time.sleep(0.1)
+
     with phone(browser) as (context, page):
         with running(make_app(database, "1.0.0"), port) as url:
             ready_offline(page, url)
-            assert page.evaluate(caches) == ["ringside-pages-1.0.0", "ringside-shell-1.0.0"] or (
-                page.evaluate(caches) == ["ringside-shell-1.0.0"]
-            )
+            page.goto(f"{url}/")  # a page kept for reading offline
+            page.goto(f"{url}/review")
+            caches_become(page, ["ringside-pages-1.0.0", "ringside-shell-1.0.0"])
             context.set_offline(True)
             grade_current(page, "3")
             given = waiting(page)
         context.set_offline(False)
+
         with running(make_app(database, "1.1.0"), port) as url:
             page.goto(f"{url}/review")
             page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
-            deadline = time.monotonic() + 15
-            while any("1.0.0" in name for name in page.evaluate(caches)):
-                assert time.monotonic() < deadline, page.evaluate(caches)
-                time.sleep(0.1)
-            assert "ringside-shell-1.1.0" in page.evaluate(caches)
-            script = page.evaluate("navigator.serviceWorker.controller.scriptURL")
-            assert script.endswith("/sw.js")
+            # The new worker takes over and deletes both caches of the old version.
+            caches_become(page, ["ringside-shell-1.1.0"])
+            kept = "caches.open('ringside-shell-1.1.0').then((c) => c.keys())"
+            paths = {
+                key["url"].removeprefix(url)
+                for key in page.evaluate(
+                    f"{kept}.then((keys) => keys.map((k) => ({{ url: k.url }})))"
+                )
+            }
+            assert {"/static/js/review.js", "/static/css/app.css", "/review/shell"} <= paths
+            # The grade given under the old version is sent by the new one.
             page.wait_for_function(
                 "() => document.querySelector('#sync-bar').dataset.waiting === '0'"
             )
-    assert [key for key, *_ in logs(database)] == [g["idempotency_key"] for g in given]
+            assert [key for key, *_ in logs(database)] == [g["idempotency_key"] for g in given]
+            # And the review page still works offline after the upgrade.
+            stored(page)
+            context.set_offline(True)
+            page.reload()
+            page.wait_for_selector("#review-session[data-offline='1']")
+            assert "1.1.0" in page.locator(".site-footer").inner_text()
 
 
 def test_the_mock_page_says_it_is_offline_and_keeps_every_word(browser: Any, server: str) -> None:
