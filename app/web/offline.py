@@ -1,6 +1,8 @@
 """Review anywhere: the web app manifest, the service worker, the cards to review offline and
 the batch that sends offline grades back in order."""
 
+import hashlib
+import hmac
 import json
 from typing import Annotated, Any
 
@@ -93,6 +95,13 @@ def review_shell(request: Request, catalog: CatalogDep, templates: TemplatesDep)
     return templates.TemplateResponse(request, "review/show.html", context)
 
 
+def owner_of(request: Request, user_id: int) -> str:
+    """An opaque name for the signed-in account, stored with each offline grade: a grade
+    given while someone else was signed in on this browser is not applied to this account."""
+    key: bytes = request.app.state.auth_policy.key
+    return hmac.new(key, f"offline-owner:{user_id}".encode(), hashlib.sha256).hexdigest()[:24]
+
+
 class OfflineCardOut(BaseModel):
     card_id: str
     topic: str
@@ -107,6 +116,7 @@ class OfflineCardOut(BaseModel):
 class OfflineOut(BaseModel):
     generated_at: str
     version: str
+    owner: str
     csrf_token: str
     scheduler: dict[str, Any]
     day_ends: list[str]
@@ -171,6 +181,7 @@ def offline_api(
     return OfflineOut(
         generated_at=now.isoformat(),
         version=request.app.version,
+        owner=owner_of(request, user_id),
         csrf_token=csrf_token(request),
         scheduler=offline.scheduler_config(settings.desired_retention, fuzz),
         day_ends=[end.isoformat() for end in snapshot.day_ends],
@@ -204,6 +215,9 @@ class SyncOut(BaseModel):
 
 class _Item(GradeIn):
     card_id: str = Field(min_length=1, max_length=80)
+    owner: str | None = Field(
+        default=None, max_length=64, description="`owner` from GET /api/review/offline."
+    )
 
 
 @router.post("/api/review/sync", tags=["review"])
@@ -212,8 +226,10 @@ def sync_api(
 ) -> SyncOut:
     """Grades given offline, applied in the order sent, each as `POST /api/review/{card_id}`
     would: one result per grade with that endpoint's status (200, 404, 409 or 422) and body.
-    Resending a batch whose answer was lost records nothing twice (idempotency keys)."""
+    Resending a batch whose answer was lost records nothing twice (idempotency keys). A grade
+    whose `owner` is not the signed-in account's is refused with 409."""
     results = []
+    owner = owner_of(request, user_id)
     for raw in body.grades:
         key = raw.get("idempotency_key")
         card_id = raw.get("card_id")
@@ -224,9 +240,12 @@ def sync_api(
         )
         try:
             item = _Item.model_validate(raw)
+            if item.owner is not None and item.owner != owner:
+                detail = "given while another account was signed in on this browser: not applied"
+                raise HTTPException(status_code=409, detail=detail)
             if catalog.card(item.card_id) is None:
                 raise HTTPException(status_code=404, detail=f"No card '{item.card_id}'.")
-            grade = item.model_dump(exclude={"card_id"})
+            grade = item.model_dump(exclude={"card_id", "owner"})
             graded = grade_card(request, user_id, item.card_id, GradeIn(**grade), now)
             result.grade = GradeOut(
                 card_id=graded.card_id,

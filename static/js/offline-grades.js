@@ -58,7 +58,8 @@ window.RingsideOffline = (() => {
     return (await all()).filter((g) => g.status === "rejected");
   }
 
-  // A grade given now: { idempotency_key, card_id, rating, duration_ms, reviewed_at, before }.
+  // A grade given now: { idempotency_key, card_id, rating, duration_ms, reviewed_at, owner,
+  // before }: `owner` names the account whose cards were on screen.
   function add(grade) {
     return run(GRADES, "readwrite", (store) => request(store.add({ ...grade, status: "waiting" })));
   }
@@ -95,11 +96,17 @@ window.RingsideOffline = (() => {
   // states would not yet include them.
   async function refresh() {
     if ((await waiting()).length) return null;
+    const sent = Date.now();
     const response = await fetch(`/api/review/offline?days=${DAYS}`, { headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error(`offline cards answered ${response.status}`);
     const data = await response.json();
+    const received = Date.now();
     setCsrf(data.csrf_token);
-    const snapshot = { ...data, fetched_at: new Date().toISOString(), local_done: 0 };
+    // How far this device's clock is from the server's: a phone set a few minutes wrong
+    // would otherwise date its grades in the future, or in the past of other reviews.
+    const skew = Date.parse(data.generated_at) - (sent + received) / 2;
+    const offset = Math.abs(skew) > 30000 ? skew : 0;
+    const snapshot = { ...data, fetched_at: new Date(received).toISOString(), local_done: 0, clock_offset: offset };
     for (const card of snapshot.cards) card.graded = 0;
     await saveSnapshot(snapshot);
     return snapshot;
@@ -139,6 +146,7 @@ window.RingsideOffline = (() => {
               idempotency_key: g.idempotency_key,
               duration_ms: g.duration_ms,
               reviewed_at: g.reviewed_at,
+              ...(g.owner ? { owner: g.owner } : {}),
             })),
           }),
         });

@@ -114,7 +114,7 @@ function csrf() {
     const snapshot = await store.loadSnapshot();
     const root = session();
     const topics = root?.dataset.topics || "";
-    const now = new Date();
+    const now = new Date(Date.now() + (snapshot?.clock_offset || 0));
     if (!snapshot) {
       root.outerHTML = `<div id="review-session" data-card="" data-topics="${escape(topics)}" data-offline="1">
         <div class="review-done"><h2>No cards on this device yet</h2>
@@ -172,8 +172,10 @@ function csrf() {
     return before;
   }
 
-  async function gradeOffline(root, rating, duration, now) {
+  async function gradeOffline(root, rating, duration, clicked) {
     const cardId = root.dataset.card;
+    const snapshot = await store.loadSnapshot();
+    const now = new Date(clicked.getTime() + (snapshot?.clock_offset || 0));
     const before = await applyLocally(cardId, rating, now);
     await store.add({
       idempotency_key: root.dataset.key,
@@ -181,6 +183,7 @@ function csrf() {
       rating,
       duration_ms: duration,
       reviewed_at: now.toISOString(),
+      owner: snapshot?.owner,
       before,
     });
     await renderOffline();

@@ -67,6 +67,11 @@ async function page(event) {
   const review = url.pathname === "/review";
   try {
     const response = await fetch(event.request);
+    if (new URL(response.url || url).pathname === "/login") {
+      // Signed out, or someone else is signing in: keep no one's pages.
+      event.waitUntil(caches.delete(PAGES).then(() => caches.open(SHELL)).then((cache) => cache.delete(REVIEW_SHELL)));
+      return response;
+    }
     if (response.ok && !response.redirected && response.type === "basic") {
       if (review) {
         // Online on the review page: keep its offline shell current (a new sign-in, say).

@@ -181,3 +181,20 @@ def test_accounts_mode_serves_manifest_and_worker_to_everyone_and_cards_to_membe
     assert client.get("/api/review/offline").status_code == 401
     assert client.post("/api/review/sync", json={"grades": []}).status_code == 401
     assert client.get("/review/shell", follow_redirects=False).status_code == 303
+
+
+def test_a_grade_given_under_another_account_is_not_applied(
+    make_client: ClientFactory, clock: FakeClock
+) -> None:
+    client = make_client(clock=clock)
+    owner = client.get("/api/review/offline").json()["owner"]
+    other = make_client(clock=clock, secret_key=KEY).get("/api/review/offline").json()["owner"]
+    assert owner != other  # the same user id under another key names another owner
+    grades = [
+        {"card_id": "alpha-busbw", "rating": 3, "idempotency_key": "mine", "owner": owner},
+        {"card_id": "beta-derive", "rating": 3, "idempotency_key": "theirs", "owner": other},
+    ]
+    results = client.post("/api/review/sync", json={"grades": grades}).json()["results"]
+    assert [r["status"] for r in results] == [200, 409]
+    assert "another account" in results[1]["detail"]
+    assert client.get("/api/stats").json()["total_reviews"] == 1
