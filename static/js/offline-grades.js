@@ -188,7 +188,12 @@ window.RingsideOffline = (() => {
 
   function describe(detail) {
     if (typeof detail === "string") return detail;
-    if (Array.isArray(detail)) return detail.map((d) => `${(d.loc || []).slice(-1)[0] || ""}: ${d.msg}`).join("; ");
+    if (Array.isArray(detail)) {
+      return detail.map((d) => {
+        const field = (d.loc || []).slice(-1)[0] || "grade";
+        return /^[a-z]/.test(d.msg) ? `${field} ${d.msg}` : `${field}: ${d.msg}`;
+      }).join("; ");
+    }
     return "refused by the server";
   }
 

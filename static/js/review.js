@@ -315,7 +315,8 @@ function csrf() {
     }
     try {
       await store.refresh();
-      if (offline && !busy) await load(`card=${encodeURIComponent(session()?.dataset.card || "")}`);
+      // Back to the server's session, whose counts now include the grades just sent.
+      if ((offline || result.sent) && !busy) await load(`card=${encodeURIComponent(session()?.dataset.card || "")}`);
     } catch (error) {
       syncSoon(15000);
     }
