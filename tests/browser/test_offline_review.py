@@ -156,6 +156,15 @@ def test_review_offline_reload_and_sync(browser: Any, server: str, database: Pat
         assert page.locator("#review-session").get_attribute("data-card") not in graded
         labels = page.locator("#review-session .grade small").all_text_contents()
         assert len(labels) == 4 and all(labels), labels
+        # A numeric card cannot be checked offline: it says so and the page stays.
+        page.locator("#review-session .drill-form input[name=answer]").fill("12")
+        page.keyboard.press("Enter")
+        result = page.locator("#review-session .drill-result")
+        page.wait_for_function(
+            "() => document.querySelector('#review-session .drill-result').textContent !== ''"
+        )
+        assert "Offline" in result.inner_text()
+        page.keyboard.press("Escape")
 
         graded.append(grade_current(page, "2"))
         # Undo takes back the grade not yet sent; the card comes back.
