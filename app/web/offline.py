@@ -16,7 +16,7 @@ from app.srs import offline
 from app.srs import settings as srs_settings
 from app.web.deps import CatalogDep, DatabaseDep, NowDep, RendererDep, TemplatesDep, UserDep
 from app.web.identity import csrf_token
-from app.web.review import GradeIn, GradeOut, grade_card
+from app.web.review import GradeIn, GradeOut, grade_card, grade_out
 from app.web.topics import draws
 
 # Served without signing in: a browser fetches both before it knows who you are.
@@ -246,14 +246,8 @@ def sync_api(
             if catalog.card(item.card_id) is None:
                 raise HTTPException(status_code=404, detail=f"No card '{item.card_id}'.")
             grade = item.model_dump(exclude={"card_id", "owner"})
-            graded = grade_card(request, user_id, item.card_id, GradeIn(**grade), now)
-            result.grade = GradeOut(
-                card_id=graded.card_id,
-                state=graded.state,
-                due=graded.due.isoformat(),
-                stability=graded.stability,
-                difficulty=graded.difficulty,
-                interval_days=graded.interval_days,
+            result.grade = grade_out(
+                grade_card(request, user_id, item.card_id, GradeIn(**grade), now)
             )
         except ValidationError as error:
             result.status = 422

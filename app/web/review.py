@@ -71,9 +71,14 @@ class GradeIn(BaseModel):
     @field_validator("reviewed_at")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
-        if value is not None and value.utcoffset() is None:
+        if value is None:
+            return None
+        if value.utcoffset() is None:
             raise ValueError("needs a time zone: send UTC, e.g. 2026-03-02T12:00:00Z")
-        return value
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("is out of range") from None
 
 
 class GradeOut(BaseModel):
@@ -119,7 +124,7 @@ def review_time(reviewed_at: datetime | None, now: datetime) -> datetime:
     up to 5 minutes ahead is taken as now), else 422 naming the field."""
     if reviewed_at is None:
         return now
-    moment = reviewed_at.astimezone(UTC)
+    moment = reviewed_at.astimezone(UTC)  # already UTC from GradeIn; a caller may pass any zone
     if moment > now + CLOCK_SKEW:
         problem = f"is in the future (the server's time is {now.isoformat()})"
     elif moment < now - MAX_GRADE_AGE:
@@ -226,6 +231,17 @@ def undo_api(database: DatabaseDep, user_id: UserDep) -> UndoOut:
     return UndoOut(card_id=undone.card_id, rating=undone.rating)
 
 
+def grade_out(result: review.GradeResult) -> GradeOut:
+    return GradeOut(
+        card_id=result.card_id,
+        state=result.state,
+        due=result.due.isoformat(),
+        stability=result.stability,
+        difficulty=result.difficulty,
+        interval_days=result.interval_days,
+    )
+
+
 @router.post("/api/review/{card_id}", tags=["review"], responses=GRADE_RESPONSES)
 def grade_api(
     request: Request, card: CardDep, body: GradeIn, user_id: UserDep, now: NowDep
@@ -237,15 +253,7 @@ def grade_api(
     in your time zone. Grades apply in time order: one older than the card's latest review
     is refused with 409 and changes nothing (the card already reflects a later review).
     """
-    result = grade_card(request, user_id, card.id, body, now)
-    return GradeOut(
-        card_id=result.card_id,
-        state=result.state,
-        due=result.due.isoformat(),
-        stability=result.stability,
-        difficulty=result.difficulty,
-        interval_days=result.interval_days,
-    )
+    return grade_out(grade_card(request, user_id, card.id, body, now))
 
 
 def session_context(

@@ -66,6 +66,7 @@ def test_same_result_as_grading_at_that_time(
         (START + timedelta(days=1), "in the future"),
         (START - timedelta(days=7, seconds=1), "more than 7 days ago"),
         ("2026-03-02T10:00:00", "time zone"),
+        ("9999-12-31T23:59:59-23:59", "out of range"),
         ("yesterday", "datetime"),
         (1772463600, "ISO 8601"),
     ],
