@@ -34,7 +34,7 @@ async function check(event) {
       body: JSON.stringify(body),
     });
   } catch {
-    if (!navigator.onLine) {
+    if (!navigator.onLine || form.closest("[data-offline]")) {
       // Leaving the page would lose it offline: compare with the answer and grade yourself.
       show(form, "Offline: answers are checked online. Show the answer to compare.", "is-error");
       return;

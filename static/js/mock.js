@@ -106,7 +106,8 @@ function csrf() {
   banner.className = "connection-status";
   banner.setAttribute("role", "status");
   banner.hidden = true;
-  form?.before(banner);
+  // In the bar that stays at the top of the screen, next to the clock.
+  if (form) (page.querySelector(".mock-bar") || form).append(banner);
 
   function connection() {
     if (!form) return;

@@ -141,6 +141,15 @@ def grade_current(page: Any, key: str) -> str:
 def test_review_offline_reload_and_sync(browser: Any, server: str, database: Path) -> None:
     with phone(browser) as (context, page):
         ready_offline(page, server)
+        # Chromium finds nothing missing to install it as an app (manifest, icons, worker).
+        # (A Playwright context is like a private window, which Chromium never installs from.)
+        cdp = context.new_cdp_session(page)
+        installable = cdp.send("Page.getInstallabilityErrors")
+        cdp.detach()
+        problems = [
+            e for e in installable["installabilityErrors"] if e["errorId"] != "in-incognito"
+        ]
+        assert problems == []
         first = page.locator("#review-session").get_attribute("data-card")
         context.set_offline(True)
 
