@@ -1,9 +1,11 @@
 """Review anywhere: the web app manifest, the service worker, the cards to review offline and
 the batch that sends offline grades back in order."""
 
+import functools
 import hashlib
 import hmac
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -61,22 +63,31 @@ def manifest() -> JSONResponse:
     return JSONResponse(body, media_type="application/manifest+json")
 
 
-def static_assets() -> list[str]:
-    """Every style, script, font and icon the pages use: the service worker keeps them all."""
-    return sorted(
-        "/static/" + path.relative_to(STATIC).as_posix()
-        for path in STATIC.rglob("*")
+@functools.cache
+def static_assets(root: Path = STATIC) -> tuple[list[str], str]:
+    """Every style, script, font and icon the pages use, which the service worker keeps, and
+    a digest of their contents: a release that changes one without changing the version
+    still gets a new worker and fresh caches."""
+    files = sorted(
+        path
+        for path in root.rglob("*")
         if path.is_file() and path.suffix not in {"", ".map", ".md"} and path.name != "sw.js"
     )
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return ["/static/" + path.relative_to(root).as_posix() for path in files], digest.hexdigest()
 
 
 @public_router.get("/sw.js", include_in_schema=False)
 def service_worker(request: Request) -> Response:
     """The service worker, from the root so that its scope is every page; its caches are
-    named after the version, so an upgrade installs a new worker that deletes the old ones."""
+    named after the version (and the static files' digest), so an upgrade installs a new
+    worker that deletes the old caches."""
+    assets, digest = static_assets()
     source = SERVICE_WORKER.read_text(encoding="utf-8")
-    body = source.replace("__VERSION__", request.app.version).replace(
-        "__ASSETS__", json.dumps(static_assets())
+    body = source.replace("__VERSION__", f"{request.app.version}-{digest[:10]}").replace(
+        "__ASSETS__", json.dumps(assets)
     )
     headers = {"Service-Worker-Allowed": "/", "Cache-Control": "no-cache"}
     return Response(body, media_type="text/javascript", headers=headers)

@@ -296,9 +296,13 @@ def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, databa
     port = free_port()  # one origin for both versions, as for a server that is upgraded
     names = "caches.keys().then((names) => names.sort())"
 
-    def caches_become(page: Any, wanted: list[str]) -> None:
+    def caches_become(page: Any, wanted: list[str]) -> list[str]:
+        """Wait for the caches to be these, named by kind and version (before the digest)."""
         deadline = time.monotonic() + 15
-        while (found := page.evaluate(names)) != wanted:
+        while True:
+            found: list[str] = page.evaluate(names)
+            if [name.rsplit("-", 1)[0] for name in found] == wanted:
+                return found
             assert time.monotonic() < deadline, found
             time.sleep(0.1)
 
@@ -317,8 +321,8 @@ def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, databa
             page.goto(f"{url}/review")
             page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
             # The new worker takes over and deletes both caches of the old version.
-            caches_become(page, ["ringside-shell-1.1.0"])
-            kept = "caches.open('ringside-shell-1.1.0').then((c) => c.keys())"
+            (shell,) = caches_become(page, ["ringside-shell-1.1.0"])
+            kept = f"caches.open('{shell}').then((c) => c.keys())"
             paths = {
                 key["url"].removeprefix(url)
                 for key in page.evaluate(

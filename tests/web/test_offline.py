@@ -69,7 +69,7 @@ def test_service_worker_is_served_from_the_root_and_named_after_the_version(
     assert response.headers["content-type"].startswith("text/javascript")
     assert response.headers["service-worker-allowed"] == "/"
     version = client.get("/openapi.json").json()["info"]["version"]
-    assert f'const VERSION = "{version}";' in response.text
+    assert re.search(rf'const VERSION = "{re.escape(version)}-[0-9a-f]{{10}}";', response.text)
     assets = json.loads(re.search(r"const ASSETS = (\[.*?\]);", response.text).group(1))  # type: ignore[union-attr]
     assert "/static/vendor/ts-fsrs/ts-fsrs.umd.js" in assets
     assert "/static/vendor/stix-two-math/STIXTwoMath-Regular.woff2" in assets
