@@ -337,10 +337,19 @@ def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, databa
             assert [key for key, *_ in logs(database)] == [g["idempotency_key"] for g in given]
             # And the review page still works offline after the upgrade.
             stored(page)
+            page.goto(f"{url}/")  # kept for reading offline, by the new version
+            page.goto(f"{url}/review")
+            stored(page)
             context.set_offline(True)
             page.reload()
             page.wait_for_selector("#review-session[data-offline='1']")
             assert "1.1.0" in page.locator(".site-footer").inner_text()
+            # A page opened online is there offline; one never opened says what works.
+            page.goto(f"{url}/")
+            assert page.locator(".topic-item").count() > 0
+            page.goto(f"{url}/stats")
+            assert page.locator("h1").inner_text() == "You are offline"
+            screenshot(page, "offline-page")
 
 
 def test_the_mock_page_says_it_is_offline_and_keeps_every_word(browser: Any, server: str) -> None:
