@@ -89,7 +89,8 @@ def service_worker(request: Request) -> Response:
     body = source.replace("__VERSION__", f"{request.app.version}-{digest[:10]}").replace(
         "__ASSETS__", json.dumps(assets)
     )
-    headers = {"Service-Worker-Allowed": "/", "Cache-Control": "no-cache"}
+    # Not cached by the browser: every answer outside /static/ carries no-store (app.web.security).
+    headers = {"Service-Worker-Allowed": "/"}
     return Response(body, media_type="text/javascript", headers=headers)
 
 

@@ -198,3 +198,8 @@ def test_a_grade_given_under_another_account_is_not_applied(
     assert [r["status"] for r in results] == [200, 409]
     assert "another account" in results[1]["detail"]
     assert client.get("/api/stats").json()["total_reviews"] == 1
+
+
+def test_the_worker_is_never_cached_by_the_browser(client: TestClient) -> None:
+    response = client.get("/sw.js")
+    assert response.headers.get_list("cache-control") == ["no-store"]
