@@ -21,6 +21,18 @@ function csrf() {
   const NAMES = { 1: "Again", 2: "Hard", 3: "Good", 4: "Easy" };
   let shownAt = performance.now();
   let busy = false;
+  let finished = Promise.resolve();  // settles when the grade or undo under way is done
+  let release = () => {};
+
+  function start() {
+    busy = true;
+    finished = new Promise((resolve) => { release = resolve; });
+  }
+
+  function end() {
+    busy = false;
+    release();
+  }
   let offline = false;  // the session shown comes from this device, not the server
   let retry = null;
 
@@ -127,7 +139,12 @@ function csrf() {
       const index = queue.cards.findIndex((c) => c.card_id === first);
       if (index > 0) queue.cards.unshift(...queue.cards.splice(index, 1));
     }
-    const done = snapshot.done_today + snapshot.local_done;
+    // Grades today: the server's count and those given since, until the day it counted ends.
+    const ended = snapshot.day_ends.filter((end) => new Date(end) <= now);
+    const dayStart = ended.length ? new Date(ended.at(-1)) : null;
+    const done = dayStart
+      ? (await store.waiting()).filter((g) => new Date(g.reviewed_at) >= dayStart).length
+      : snapshot.done_today + snapshot.local_done;
     const total = done + queue.due + queue.fresh;
     const progress = `<div class="review-progress">
       <progress value="${done}" max="${total || 1}" aria-label="Today's progress"></progress>
@@ -195,7 +212,7 @@ function csrf() {
   async function grade(rating) {
     const root = session();
     if (busy || !root?.dataset.card || !revealed()) return;
-    busy = true;
+    start();
     const now = new Date();
     const duration = Math.round(performance.now() - shownAt);
     try {
@@ -225,7 +242,7 @@ function csrf() {
       // Fall back to the plain form, which the server answers with the next card.
       root.querySelector(`.grade-${rating}`)?.closest("form[action]")?.submit();
     } finally {
-      busy = false;
+      end();
     }
   }
 
@@ -247,8 +264,9 @@ function csrf() {
   }
 
   async function undo() {
+    if (busy) await finished;  // "u" right after a grade undoes that grade
     if (busy) return;
-    busy = true;
+    start();
     try {
       if (canWork && await undoOffline()) return;
       let response;
@@ -264,7 +282,7 @@ function csrf() {
       await load(`card=${encodeURIComponent(body.card_id)}`);
       if (canWork) store.refresh().catch(() => null);  // the undone card's state is back
     } finally {
-      busy = false;
+      end();
     }
   }
 
