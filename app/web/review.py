@@ -160,6 +160,7 @@ def grade_card(
                 duration_ms=body.duration_ms,
                 source=body.source,
                 fuzz=fuzz,
+                in_order=body.reviewed_at is not None,
             )
     except review.OutOfOrderError as error:
         raise HTTPException(status_code=409, detail=str(error)) from error

@@ -136,3 +136,15 @@ def test_openapi_documents_the_choice(client: TestClient) -> None:
     operation = client.get("/openapi.json").json()["paths"]["/api/review/{card_id}"]["post"]
     assert "409" in operation["responses"]
     assert "time order" in operation["description"]
+
+
+def test_grades_stamped_by_the_server_are_never_refused_for_their_order(
+    client: TestClient, clock: FakeClock
+) -> None:
+    """Two tabs grading at once: the server's times apply in commit order, as before."""
+    for key in ("tab-1", "tab-2"):
+        response = client.post(
+            "/api/review/alpha-busbw", json={"rating": 3, "idempotency_key": key}
+        )
+        assert response.status_code == 200
+        clock.advance(seconds=-1)  # the second was stamped before the first committed
