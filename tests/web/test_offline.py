@@ -98,7 +98,9 @@ def test_offline_cards_are_todays_queue_then_the_next_days(
     grade(client, "alpha-busbw", 3, "a2")  # a review card now, due in a few days
     grade(client, "beta-derive", 1, "b")  # a learning card, due in a minute
     clock.advance(minutes=2)
-    body = client.get("/api/review/offline", params={"days": 7}).json()
+    response = client.get("/api/review/offline", params={"days": 7})
+    assert response.headers["content-encoding"] == "gzip"
+    body = response.json()
     ids = [card["card_id"] for card in body["cards"]]
     assert ids[:2] == ["beta-derive", "alpha-ring-bytes"]  # today's queue first
     assert len(ids) == 5 and "alpha-busbw" in ids  # the review card comes due within 7 days
