@@ -228,7 +228,9 @@ def test_the_network_drops_during_the_sync(browser: Any, server: str, database: 
         page.route("**/api/review/sync", drop_answer)
         context.set_offline(False)
         page.wait_for_function("() => document.querySelector('#sync-bar').dataset.waiting === '3'")
+        deadline = time.monotonic() + 20
         while len(lost) < 2:
+            assert time.monotonic() < deadline, lost
             page.evaluate("window.dispatchEvent(new Event('online'))")  # try again now
             page.wait_for_timeout(100)
         page.evaluate("window.dispatchEvent(new Event('online'))")
