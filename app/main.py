@@ -34,6 +34,7 @@ from app.web import (
     labs,
     mock,
     observability,
+    offline,
     optimize,
     plan,
     review,
@@ -52,6 +53,8 @@ from app.web.topic_pages import TopicPages
 API_DESCRIPTION = """
 Everything the pages show is also available as JSON: topics, cards and search.
 Errors are JSON objects with a `detail` field.
+A grade given offline is sent later with `reviewed_at` (UTC) and scheduled from that time;
+grades apply in time order, so one older than the card's latest review is refused with 409.
 """
 
 
@@ -136,9 +139,12 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(health.router)
+    app.include_router(offline.public_router)
     app.include_router(auth.router, responses=errors.ERROR_RESPONSES)
     # In accounts mode every feature, content included, is for signed-in members.
     members = [Depends(require_signed_in)]
+    # Before review's routes: /api/review/sync is not a card id.
+    app.include_router(offline.router, dependencies=members, responses=errors.ERROR_RESPONSES)
     features = (topics, drills, review, plan, optimize, stats, settings_pages, mock, search)
     for module in (*features, labs, data):
         app.include_router(module.router, dependencies=members, responses=errors.ERROR_RESPONSES)

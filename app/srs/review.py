@@ -20,6 +20,19 @@ from app.srs.days import as_utc
 SOURCES = ("review", "embedded", "mock", "drill")
 
 
+class OutOfOrderError(ValueError):
+    """A grade given before the card's latest review: refused, since grades apply in time order."""
+
+    def __init__(self, card_id: str, last_review: datetime, reviewed_at: datetime) -> None:
+        super().__init__(
+            f"card '{card_id}' was last reviewed at {last_review.isoformat()}, after this"
+            f" grade's reviewed_at {reviewed_at.isoformat()}: the grade was not applied"
+        )
+        self.card_id = card_id
+        self.last_review = last_review
+        self.reviewed_at = reviewed_at
+
+
 @dataclass(frozen=True)
 class GradeResult:
     card_id: str
@@ -110,8 +123,15 @@ def grade(
     source: str = "review",
     fuzz: bool = True,
     parameters: Sequence[float] | None = None,
+    in_order: bool = False,
 ) -> GradeResult:
     """Grade one card (1 Again … 4 Easy) at `now`; the interval is the one its button showed.
+
+    `now` is when the grade was given (an offline grade sends it later). With `in_order`, a
+    grade given before the card's latest review raises OutOfOrderError: the card's state
+    already reflects a later review, and replaying history would change intervals the user
+    has already seen. (Without it, two grades stamped by the server a moment apart apply in
+    whichever order they commit, as they always have.)
 
     This is the hottest write path, so it speaks SQLAlchemy Core: three statements and no
     unit-of-work bookkeeping (bench/review.py measures it).
@@ -126,6 +146,8 @@ def grade(
 
     connection = session.connection()
     row = connection.execute(_STATE_FOR_UPDATE, {"user_id": user_id, "card_id": card_id}).first()
+    if in_order and row is not None and row.last_review and now < as_utc(row.last_review):
+        raise OutOfOrderError(card_id, as_utc(row.last_review), now)
     reps = row.reps if row else 0
     seed = scheduling.fuzz_seed(user_id, card_id, reps)
     # A damaged saved state (see scheduling.damage) starts afresh: this grade repairs it, and

@@ -1,12 +1,12 @@
 """Review over HTTP: the queue page, grading (keyboard, forms, JSON), undo."""
 
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
@@ -34,6 +34,13 @@ from app.web.topics import draws
 router = APIRouter()
 TopicsQuery = Annotated[list[str], Query(description="Only cards from these topic slugs.")]
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such card"}}
+GRADE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **NOT_FOUND,
+    409: {"description": "The card was reviewed after `reviewed_at`: the grade is not applied"},
+}
+# How old an offline grade may be, and how far ahead of the server a device's clock may run.
+MAX_GRADE_AGE = timedelta(days=7)
+CLOCK_SKEW = timedelta(minutes=5)
 
 
 class GradeIn(BaseModel):
@@ -47,6 +54,31 @@ class GradeIn(BaseModel):
     )
     duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
     source: Literal["review", "embedded"] = "review"
+    reviewed_at: datetime | None = Field(
+        default=None,
+        strict=False,
+        description="When the grade was given, in UTC (ISO 8601, e.g. 2026-03-02T12:00:00Z),"
+        " for a grade sent later; at most 7 days ago and not in the future. Default: now.",
+    )
+
+    @field_validator("reviewed_at", mode="before")
+    @classmethod
+    def _iso_text(cls, value: object) -> object:
+        if value is not None and not isinstance(value, str | datetime):
+            raise ValueError("must be an ISO 8601 date and time, e.g. 2026-03-02T12:00:00Z")
+        return value
+
+    @field_validator("reviewed_at")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        if value is None:
+            return None
+        if value.utcoffset() is None:
+            raise ValueError("needs a time zone: send UTC, e.g. 2026-03-02T12:00:00Z")
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("is out of range") from None
 
 
 class GradeOut(BaseModel):
@@ -87,10 +119,31 @@ def check_topics(catalog: Catalog, topics: list[str]) -> set[str] | None:
     return set(topics) or None
 
 
+def review_time(reviewed_at: datetime | None, now: datetime) -> datetime:
+    """When a grade counts as given: `reviewed_at` within the last 7 days (a device's clock
+    up to 5 minutes ahead is taken as now), else 422 naming the field."""
+    if reviewed_at is None:
+        return now
+    moment = reviewed_at.astimezone(UTC)  # already UTC from GradeIn; a caller may pass any zone
+    if moment > now + CLOCK_SKEW:
+        problem = f"is in the future (the server's time is {now.isoformat()})"
+    elif moment < now - MAX_GRADE_AGE:
+        problem = "is more than 7 days ago: a grade that old is not applied"
+    else:
+        return min(moment, now)
+    detail = [{"loc": ["body", "reviewed_at"], "msg": problem, "type": "value_error"}]
+    raise HTTPException(status_code=422, detail=detail)
+
+
 def grade_card(
     request: Request, user_id: int, card_id: str, body: GradeIn, now: Any
 ) -> review.GradeResult:
-    """One grade in one write transaction; a concurrent duplicate key returns the first result."""
+    """One grade in one write transaction; a concurrent duplicate key returns the first result.
+
+    A resent key returns the first result whatever its `reviewed_at`; a grade older than the
+    card's latest review is refused with 409.
+    """
+    when = review_time(body.reviewed_at, now)
     database = request.app.state.database
     fuzz = request.app.state.settings.srs_fuzz
     try:
@@ -101,14 +154,17 @@ def grade_card(
                 user_id,
                 card_id,
                 body.rating,
-                now,
+                when,
                 desired_retention=settings.desired_retention,
                 idempotency_key=body.idempotency_key,
                 duration_ms=body.duration_ms,
                 source=body.source,
                 fuzz=fuzz,
                 parameters=settings.fsrs_parameters,
+                in_order=body.reviewed_at is not None,
             )
+    except review.OutOfOrderError as error:
+        raise HTTPException(status_code=409, detail=str(error)) from error
     except IntegrityError:
         with database.read_session() as session:
             earlier = review.find_by_key(session, user_id, body.idempotency_key)
@@ -192,12 +248,7 @@ def undo_api(database: DatabaseDep, user_id: UserDep) -> UndoOut:
     return UndoOut(card_id=undone.card_id, rating=undone.rating)
 
 
-@router.post("/api/review/{card_id}", tags=["review"], responses=NOT_FOUND)
-def grade_api(
-    request: Request, card: CardDep, body: GradeIn, user_id: UserDep, now: NowDep
-) -> GradeOut:
-    """Grade a card. Sending the same idempotency key again returns the first result."""
-    result = grade_card(request, user_id, card.id, body, now)
+def grade_out(result: review.GradeResult) -> GradeOut:
     return GradeOut(
         card_id=result.card_id,
         state=result.state,
@@ -206,6 +257,20 @@ def grade_api(
         difficulty=result.difficulty,
         interval_days=result.interval_days,
     )
+
+
+@router.post("/api/review/{card_id}", tags=["review"], responses=GRADE_RESPONSES)
+def grade_api(
+    request: Request, card: CardDep, body: GradeIn, user_id: UserDep, now: NowDep
+) -> GradeOut:
+    """Grade a card. Sending the same idempotency key again returns the first result.
+
+    A grade given offline is sent later with `reviewed_at`, the time it was given: the card's
+    new state and due date are computed from that time, and statistics count it on that day
+    in your time zone. Grades apply in time order: one older than the card's latest review
+    is refused with 409 and changes nothing (the card already reflects a later review).
+    """
+    return grade_out(grade_card(request, user_id, card.id, body, now))
 
 
 def session_context(

@@ -34,7 +34,12 @@ async function check(event) {
       body: JSON.stringify(body),
     });
   } catch {
-    form.submit();  // offline or blocked: let the server page answer instead
+    if (!navigator.onLine || form.closest("[data-offline]")) {
+      // Leaving the page would lose it offline: compare with the answer and grade yourself.
+      show(form, "Offline: answers are checked online. Show the answer to compare.", "is-error");
+      return;
+    }
+    form.submit();  // blocked: let the server page answer instead
     return;
   }
   const data = await response.json().catch(() => ({}));

@@ -89,9 +89,45 @@ function csrf() {
         event.preventDefault();
         return;
       }
+      if (!navigator.onLine) {
+        // Submitting now would leave this page for the browser's offline error.
+        event.preventDefault();
+        submitPending = true;
+        connection();
+        return;
+      }
       submitting = true;  // the local copy stays until a later save succeeds
     });
   }
+
+  // Say plainly when the network is gone, and that the text is safe meanwhile.
+  let submitPending = false;
+  const banner = document.createElement("p");
+  banner.className = "connection-status";
+  banner.setAttribute("role", "status");
+  banner.hidden = true;
+  // In the bar that stays at the top of the screen, next to the clock.
+  if (form) (page.querySelector(".mock-bar") || form).append(banner);
+
+  function connection() {
+    if (!form) return;
+    banner.hidden = navigator.onLine;
+    banner.textContent = submitPending
+      ? "Offline: your answer is kept in this browser and is submitted as soon as the network returns. Keep this page open."
+      : "Offline: keep writing. Everything you type is kept in this browser and saved when the network returns.";
+  }
+
+  window.addEventListener("offline", connection);
+  window.addEventListener("online", async () => {
+    connection();
+    await save();
+    if (submitPending && !submitting) {
+      submitPending = false;
+      submitting = true;
+      form.requestSubmit ? form.requestSubmit() : form.submit();
+    }
+  });
+  connection();
 
   const clock = page?.querySelector(".countdown");
   if (clock) {
@@ -101,7 +137,10 @@ function csrf() {
       clock.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
       clock.classList.toggle("is-low", left <= 60);
       if (left === 0) {
-        if (form && !submitting) {
+        if (form && !navigator.onLine) {
+          submitPending = true;  // sent, with the text kept here, when the network returns
+          connection();
+        } else if (form && !submitting) {
           submitting = true;
           form.requestSubmit ? form.requestSubmit() : form.submit();
         }
