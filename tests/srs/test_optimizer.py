@@ -215,3 +215,16 @@ def test_two_users_are_scheduled_each_with_their_own_parameters(
         .review_card(scheduling.outcome(None, 3, START, 0.9, "s", fuzz=False).card, 3, START)[0]
         .stability
     )
+
+
+def test_offline_review_computes_intervals_with_the_users_parameters(client: TestClient) -> None:
+    database = client.app.state.database  # type: ignore[attr-defined]
+    assert client.get("/api/review/offline").json()["scheduler"]["parameters"] == list(
+        DEFAULT_PARAMETERS
+    )
+    with database.write_session() as session:
+        session.add(
+            ReviewSettings(user_id=local_user(client), fsrs_parameters=list(TRUE_PARAMETERS))
+        )
+    offline = client.get("/api/review/offline").json()["scheduler"]
+    assert offline["parameters"] == list(TRUE_PARAMETERS)
