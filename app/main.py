@@ -38,7 +38,7 @@ from app.web import glossary as glossary_pages
 from app.web import settings as settings_pages
 from app.web.identity import require_signed_in
 from app.web.lab_specs import LABS
-from app.web.security import SecurityMiddleware
+from app.web.security import EdgeApp, LocalOnlyMiddleware, SecurityMiddleware
 from app.web.templating import build_templates
 from app.web.topic_pages import TopicPages
 
@@ -101,7 +101,7 @@ def create_app(
         database.dispose()
 
     docs = settings.api_docs if settings.api_docs is not None else settings.auth_mode == "local"
-    app = FastAPI(
+    app = EdgeApp(
         title="Ringside",
         version=__version__,
         description=API_DESCRIPTION,
@@ -134,7 +134,11 @@ def create_app(
         glossary_pages.router, dependencies=members, responses=errors.ERROR_RESPONSES
     )
     errors.install(app)
-    app.add_middleware(SecurityMiddleware)
+    # Outermost first, all outside Starlette's error handler (app.web.security.EdgeApp): the
+    # local-mode guard before anything else runs, then the headers every response gets.
+    if settings.auth_mode == "local":
+        app.edge.append(LocalOnlyMiddleware)
+    app.edge.append(SecurityMiddleware)
     observability.install(app, settings)
     return app
 

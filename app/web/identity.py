@@ -198,7 +198,10 @@ async def _check_csrf(request: Request, identity: Identity) -> None:
 
 def csrf_token(request: Request) -> str:
     """For templates: the token forms and scripts send back (empty when signed out)."""
-    identity = identify(request)
+    try:
+        identity = identify(request)
+    except HTTPException:  # an unknown API token: its 401 page has no form to protect
+        return ""
     return identity.csrf if identity and identity.csrf else ""
 
 

@@ -6,13 +6,12 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.datasafety import backup
 from app.datasafety.startup import CorruptDatabaseError, quick_check
 from app.main import create_app
-from tests.conftest import FIXTURE_CONTENT, FakeClock
+from tests.conftest import FIXTURE_CONTENT, FakeClock, loopback_client
 from tests.datasafety.helpers import START, populate
 from tests.test_cli import ringside
 
@@ -21,7 +20,7 @@ def healthy_database(tmp_path: Path) -> Path:
     database = tmp_path / "ringside.db"
     clock = FakeClock(START)
     settings = Settings(database_url=f"sqlite:///{database}", content_dir=FIXTURE_CONTENT)
-    with TestClient(create_app(settings, clock=clock)) as client:
+    with loopback_client(create_app(settings, clock=clock)) as client:
         populate(client, clock)
     with closing(sqlite3.connect(database)) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the main file
