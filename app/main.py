@@ -76,8 +76,8 @@ def create_app(
     `load_processes`: how many processes render a large content set (app.content.loader);
     `ringside serve` passes the number of cores.
 
-    Raises ContentError when a content file is broken, and CorruptDatabaseError when the
-    SQLite file fails quick_check, before anything listens.
+    Raises ContentError when a content file is broken, and UnusableDatabaseError when the
+    SQLite file fails quick_check or cannot be written, before anything listens.
     """
     settings = settings or Settings()
     auth_policy = policy_of(settings)

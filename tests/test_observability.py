@@ -89,7 +89,12 @@ def test_an_unhandled_error_is_logged_with_its_request_id(
 def test_readyz_when_ready(client: TestClient) -> None:
     answer = client.get("/readyz")
     assert answer.status_code == 200
-    assert answer.json() == {"status": "ready", "database": "ok", "migrations": "ok"}
+    assert answer.json() == {
+        "status": "ready",
+        "database": "ok",
+        "migrations": "ok",
+        "writes": "ok",
+    }
     assert client.get("/healthz").json()["status"] == "ok"
 
 
@@ -116,6 +121,7 @@ def test_readyz_when_the_database_is_unreachable(client: TestClient, tmp_path: P
         "status": "not ready",
         "database": "unreachable (OperationalError)",
         "migrations": "unknown",
+        "writes": "unknown",
     }
     unreachable.dispose()
 

@@ -13,10 +13,11 @@ from app.models import User
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
 from app.web.identity import cookie_name, identify, policy, set_session_cookie
 from app.web.security import safe_next
+from app.web.text import CleanText
 
 router = APIRouter()
 TokenId = Annotated[int, Path(ge=1, le=2**31 - 1)]
-Text = Annotated[str, Form(max_length=512)]
+Text = Annotated[CleanText, Form(max_length=512)]
 
 
 def client_address(request: Request) -> str:
@@ -45,7 +46,7 @@ def login(
     now: NowDep,
     username: Text,
     password: Text,
-    next: Annotated[str, Form()] = "/",
+    next: Annotated[CleanText, Form(max_length=2048)] = "/",
 ) -> Response:
     _accounts_only(request)
     cookie = None
@@ -87,7 +88,7 @@ def register(
     now: NowDep,
     username: Text,
     password: Text,
-    invite: Annotated[str, Form(max_length=128)] = "",
+    invite: Annotated[CleanText, Form(max_length=128)] = "",
 ) -> Response:
     _accounts_only(request)
     rules = policy(request)
@@ -147,7 +148,7 @@ def change_password(
 class TokenIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
-    name: str = Field(min_length=1, max_length=64)
+    name: CleanText = Field(min_length=1, max_length=64)
 
 
 class TokenOut(BaseModel):
@@ -211,7 +212,7 @@ def create_token_form(
     session: SessionDep,
     user_id: UserDep,
     now: NowDep,
-    name: Annotated[str, Form(max_length=200)] = "",
+    name: Annotated[CleanText, Form(max_length=200)] = "",
 ) -> Response:
     try:
         with database.write_session() as writing:

@@ -26,6 +26,7 @@ from app.web.deps import (
     TemplatesDep,
     UserDep,
 )
+from app.web.text import CleanText
 
 router = APIRouter()
 MockId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A mock session's number.")]
@@ -40,20 +41,22 @@ class MockIn(BaseModel):
     minutes: int | None = Field(default=None, ge=1, le=60)
     followups: bool = True
     grade_after_each: bool = True
-    topics: list[str] = []
+    topics: list[CleanText] = []
 
 
 class AnswerIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     part: Literal["main", "followup"]
-    text: str
+    text: CleanText
 
 
 class SubmitIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
-    text: str | None = Field(default=None, description="The final text, saved before submitting.")
+    text: CleanText | None = Field(
+        default=None, description="The final text, saved before submitting."
+    )
 
 
 class GradeIn(BaseModel):
@@ -250,7 +253,12 @@ def _act(
                 if step.kind != "grade":
                     raise mocks.MockError("no question is waiting to be graded")
                 card = catalog.card(question.card_id)
-                assert card is not None
+                if card is None:  # removed from the content since the session began
+                    raise mocks.MockError(
+                        f"question {question.position} asks card {question.card_id!r}, which "
+                        "is no longer in the content, so it cannot be graded: abandon this "
+                        "session and start a new one"
+                    )
                 retention = srs_settings.load(session, user_id).desired_retention
                 mocks.grade(
                     session, mock, question, card, body.points, body.rating, now,
@@ -366,7 +374,7 @@ def create_page(
     minutes: Annotated[str, Form()] = "",
     followups: Annotated[str | None, Form()] = None,
     grading: Annotated[str, Form()] = "each",
-    topic: Annotated[list[str] | None, Form()] = None,
+    topic: Annotated[list[CleanText] | None, Form()] = None,
 ) -> Response:
     values = {"questions": questions, "minutes": minutes, "topic": topic or []}
     errors: dict[str, str] = {}
@@ -468,7 +476,7 @@ def act_page(
     catalog: CatalogDep,
     now: NowDep,
     fuzz: FuzzDep,
-    text: Annotated[str | None, Form()] = None,
+    text: Annotated[CleanText | None, Form()] = None,
     point: Annotated[list[int] | None, Form()] = None,
     rating: Annotated[int | None, Form(ge=1, le=4)] = None,
 ) -> RedirectResponse:

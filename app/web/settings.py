@@ -1,5 +1,6 @@
 """Review settings: a page with a form, and GET/PUT as JSON."""
 
+import math
 from dataclasses import asdict
 from functools import lru_cache
 from typing import Annotated, Any
@@ -12,6 +13,7 @@ from app.auth import accounts
 from app.models import User
 from app.srs import settings as srs_settings
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
+from app.web.text import CleanText
 
 router = APIRouter()
 
@@ -33,7 +35,7 @@ class ReviewSettingsIn(BaseModel):
     new_per_day: int | None = Field(default=None, ge=0, le=500)
     max_reviews_per_day: int | None = Field(default=None, ge=0, le=10_000)
     day_boundary_hour: int | None = Field(default=None, ge=0, le=23)
-    timezone: str | None = Field(default=None, max_length=64)
+    timezone: CleanText | None = Field(default=None, max_length=64)
 
 
 def save(database: Any, user_id: int, changes: dict[str, Any]) -> srs_settings.Settings:
@@ -99,11 +101,11 @@ def settings_form(
     session: SessionDep,
     templates: TemplatesDep,
     user_id: UserDep,
-    desired_retention: Annotated[str, Form()],
-    new_per_day: Annotated[str, Form()],
-    max_reviews_per_day: Annotated[str, Form()],
-    day_boundary_hour: Annotated[str, Form()],
-    timezone: Annotated[str, Form()],
+    desired_retention: Annotated[CleanText, Form(max_length=64)],
+    new_per_day: Annotated[CleanText, Form(max_length=64)],
+    max_reviews_per_day: Annotated[CleanText, Form(max_length=64)],
+    day_boundary_hour: Annotated[CleanText, Form(max_length=64)],
+    timezone: Annotated[CleanText, Form(max_length=200)],
 ) -> Any:
     typed = {
         "desired_retention": desired_retention,
@@ -119,11 +121,17 @@ def settings_form(
             continue
         try:
             number = float(text)
-            changes[name] = number if name == "desired_retention" else int(number)
-            if name != "desired_retention" and not number.is_integer():
-                errors[name] = "Use a whole number."
         except ValueError:
             errors[name] = "Use a number."
+            continue
+        if not math.isfinite(number):  # "inf", "nan", "1e309"
+            errors[name] = "Use a finite number."
+        elif name == "desired_retention":
+            changes[name] = number
+        elif not number.is_integer():
+            errors[name] = "Use a whole number."
+        else:
+            changes[name] = int(number)
     if not errors:
         try:
             srs_settings.validate(changes)
