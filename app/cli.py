@@ -59,7 +59,7 @@ def serve(
         fail(
             f"local mode has one profile and no sign-in, so it only listens on this machine "
             f"(127.0.0.1), not {settings.host}. To serve others, enable accounts: "
-            "RINGSIDE_AUTH_MODE=accounts RINGSIDE_SECRET_KEY=<32+ random characters>"
+            "RINGSIDE_AUTH_MODE=accounts RINGSIDE_SECRET_KEY=<50+ random characters>"
         )
     try:
         app = create_app(settings, load_processes=os.cpu_count() or 1)

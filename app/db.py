@@ -14,6 +14,7 @@ On PostgreSQL writers run side by side and lock only the rows they change (app.s
 queues one user's grades on their user row), and every session runs in UTC.
 """
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -52,8 +53,12 @@ def create_db_engine(url: str, *, per_thread: bool = False) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)
 
-    if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    if (
+        parsed.database
+        and parsed.database != ":memory:"
+        and not parsed.database.startswith("file:")
+    ):
+        private_database_file(Path(parsed.database))
     # A connection per worker thread (anyio runs 40): a smaller pool makes requests queue
     # for connections under load, and past pool_timeout fail. SQLite connections are cheap.
     pool: dict[str, Any] = (
@@ -78,6 +83,27 @@ def create_db_engine(url: str, *, per_thread: bool = False) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
     return engine
+
+
+def private_database_file(path: Path) -> None:
+    """Make the SQLite file 0600 in a 0700 folder, before SQLite creates it 0644.
+
+    It holds password hashes and the keyed hashes of sessions and tokens. SQLite gives the
+    -wal and -shm files the database file's mode, so they follow. A file from an older
+    version is narrowed to 0600 when this process owns it; one it cannot open is left for
+    SQLite (and start-up's checks) to report.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if file.stat().st_mode & 0o077 and file.stat().st_uid == os.geteuid():
+                file.chmod(0o600)
+        except OSError:
+            pass
 
 
 def _postgresql_engine(url: str) -> Engine:

@@ -52,12 +52,19 @@ class ConfigError(ValueError):
     """Settings that cannot run safely; the message says which and how to fix it."""
 
 
+# Django's check of its SECRET_KEY (security.W009, django/core/checks/security/base.py):
+# SECRET_KEY_MIN_LENGTH = 50 and SECRET_KEY_MIN_UNIQUE_CHARACTERS = 5.
+MIN_KEY_LENGTH, MIN_KEY_CHARACTERS = 50, 5
+
+
 def policy_of(settings: Settings) -> Policy:
-    """Account rules from settings; accounts mode needs a real secret key."""
+    """Account rules from settings; accounts mode needs a long, varied secret key."""
     key = settings.secret_key.get_secret_value() if settings.secret_key else ""
-    if settings.auth_mode == "accounts" and len(key) < 32:
+    weak = len(key) < MIN_KEY_LENGTH or len(set(key)) < MIN_KEY_CHARACTERS
+    if settings.auth_mode == "accounts" and weak:
         raise ConfigError(
-            "accounts mode needs RINGSIDE_SECRET_KEY: at least 32 random characters, e.g. "
+            f"accounts mode needs RINGSIDE_SECRET_KEY: at least {MIN_KEY_LENGTH} random "
+            f"characters, {MIN_KEY_CHARACTERS} or more of them different, e.g. from "
             "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
         )
     return Policy(

@@ -12,7 +12,7 @@ from app.auth.passwords import PasswordRejected
 from app.models import User
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
 from app.web.identity import cookie_name, identify, policy, set_session_cookie
-from app.web.security import safe_next
+from app.web.security import log_event, safe_next
 from app.web.text import CleanText
 
 router = APIRouter()
@@ -59,6 +59,7 @@ def login(
         if cookie is None:  # committed above, so the failure counts towards the limit
             raise accounts.AccountError("Wrong username or password.")
     except accounts.TooManyAttempts as error:
+        log_event("sign-in throttled", request.scope, username=username)
         context = {"next": safe_next(next), "error": str(error), "username": username,
                    "mode": "login"}  # fmt: skip
         return templates.TemplateResponse(
@@ -66,6 +67,7 @@ def login(
             headers={"Retry-After": str(error.retry_after)},
         )  # fmt: skip
     except accounts.AccountError as error:
+        log_event("sign-in failed", request.scope, username=username)
         context = {"next": safe_next(next), "error": str(error), "username": username,
                    "mode": "login"}  # fmt: skip
         return templates.TemplateResponse(request, "auth/login.html", context, status_code=401)
@@ -193,14 +195,18 @@ def create_token_api(
             {"loc": ["body", "name"], "msg": str(error).partition(": ")[2], "type": "value_error"}
         ]
         raise HTTPException(status_code=422, detail=detail) from None
+    log_event("API token created", request.scope, user_id=user_id, token_id=out.id)
     return out
 
 
 @router.delete("/api/auth/tokens/{token_id}", status_code=204, tags=["accounts"])
-def revoke_token_api(token_id: TokenId, database: DatabaseDep, user_id: UserDep) -> Response:
+def revoke_token_api(
+    request: Request, token_id: TokenId, database: DatabaseDep, user_id: UserDep
+) -> Response:
     with database.write_session() as session:
         if not accounts.revoke_token(session, user_id, token_id):
             raise HTTPException(status_code=404, detail=f"No token {token_id} of yours.")
+    log_event("API token revoked", request.scope, user_id=user_id, token_id=token_id)
     return Response(status_code=204)
 
 
@@ -216,21 +222,27 @@ def create_token_form(
 ) -> Response:
     try:
         with database.write_session() as writing:
-            secret, _row = accounts.create_token(writing, user_id, name, now, policy(request))
+            secret, row = accounts.create_token(writing, user_id, name, now, policy(request))
+            token_id = row.id
     except accounts.AccountError as error:
         from urllib.parse import quote
 
         return RedirectResponse(
             f"/settings?token_error={quote(str(error).partition(': ')[2])}", status_code=303
         )
+    log_event("API token created", request.scope, user_id=user_id, token_id=token_id)
     # Shown once, on this response only: never stored in clear, never put in a URL.
     return settings_page_with(request, templates, session, user_id, new_token=secret)
 
 
 @router.post("/settings/tokens/{token_id}/revoke", include_in_schema=False)
-def revoke_token_form(token_id: TokenId, database: DatabaseDep, user_id: UserDep) -> Response:
+def revoke_token_form(
+    request: Request, token_id: TokenId, database: DatabaseDep, user_id: UserDep
+) -> Response:
     with database.write_session() as session:
-        accounts.revoke_token(session, user_id, token_id)
+        revoked = accounts.revoke_token(session, user_id, token_id)
+    if revoked:
+        log_event("API token revoked", request.scope, user_id=user_id, token_id=token_id)
     return RedirectResponse("/settings#tokens", status_code=303)
 
 

@@ -11,7 +11,7 @@ from app.auth import passwords
 from app.models import AuthSession, LoginAttempt, User
 from tests.conftest import ClientFactory, FakeClock, loopback_client
 
-KEY = "k" * 40
+KEY = "k3y-for-tests-" + "abcdefghij" * 5
 START = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 GOOD = "correct horse battery staple"
 
