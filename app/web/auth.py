@@ -124,7 +124,9 @@ def logout(request: Request, database: DatabaseDep, user_id: UserDep) -> Respons
 @router.post("/settings/password", include_in_schema=False)
 def change_password(
     request: Request,
+    templates: TemplatesDep,
     database: DatabaseDep,
+    reading: SessionDep,
     user_id: UserDep,
     current_password: Text,
     new_password: Text,
@@ -140,10 +142,13 @@ def change_password(
                 identity.session_id if identity else None,
             )  # fmt: skip
     except (accounts.AccountError, PasswordRejected) as error:
-        from urllib.parse import quote
-
+        # The page itself, not a redirect: a message in the URL could be any text a link
+        # carries, styled as ours.
         message = str(error).partition(": ")[2] or str(error)
-        return RedirectResponse(f"/settings?password_error={quote(message)}", status_code=303)
+        return settings_page_with(
+            request, templates, reading, user_id, status=422,
+            password_error=message[0].upper() + message[1:] + ".",
+        )  # fmt: skip
     return RedirectResponse("/settings?password_changed=1", status_code=303)
 
 
@@ -225,11 +230,11 @@ def create_token_form(
             secret, row = accounts.create_token(writing, user_id, name, now, policy(request))
             token_id = row.id
     except accounts.AccountError as error:
-        from urllib.parse import quote
-
-        return RedirectResponse(
-            f"/settings?token_error={quote(str(error).partition(': ')[2])}", status_code=303
-        )
+        message = str(error).partition(": ")[2] or str(error)
+        return settings_page_with(
+            request, templates, session, user_id, status=422,
+            token_error=message[0].upper() + message[1:] + ".",
+        )  # fmt: skip
     log_event("API token created", request.scope, user_id=user_id, token_id=token_id)
     # Shown once, on this response only: never stored in clear, never put in a URL.
     return settings_page_with(request, templates, session, user_id, new_token=secret)
@@ -247,13 +252,13 @@ def revoke_token_form(
 
 
 def settings_page_with(
-    request: Request, templates: Any, session: Any, user_id: int, **extra: Any
+    request: Request, templates: Any, session: Any, user_id: int, status: int = 200, **extra: Any
 ) -> HTMLResponse:
     from app.web.settings import settings_context
 
     context = settings_context(request, session, user_id)
     context.update(extra)
-    return templates.TemplateResponse(request, "settings/show.html", context)  # type: ignore[no-any-return]
+    return templates.TemplateResponse(request, "settings/show.html", context, status_code=status)  # type: ignore[no-any-return]
 
 
 def account_of(session: Any, user_id: int) -> User | None:

@@ -462,7 +462,7 @@ def session_page(
         "suggested": mocks.suggestions(question, card) if question and card else [],
         "max_answer": mocks.MAX_ANSWER,
         "followup_minutes": mocks.followup_minutes(mock.minutes_per_question),
-        "error": error,
+        "error": PAGE_ERRORS.get(error or ""),  # a code: a link cannot put words on the page
     }
     return templates.TemplateResponse(request, "mock/session.html", context)
 
@@ -486,18 +486,39 @@ def act_page(
         body = SubmitIn(text=text)
     elif action == "grade":
         if rating is None:
-            return RedirectResponse(f"/mock/{mock_id}?error=Choose+a+rating.", status_code=303)
+            return RedirectResponse(f"/mock/{mock_id}?error=rating", status_code=303)
         body = GradeIn(points=point or [], rating=rating)
     try:
         _act(database, user_id, mock_id, catalog, now, action, body, fuzz)
     except HTTPException as error:
         if error.status_code == 404:
             raise
-        from urllib.parse import quote
-
-        return RedirectResponse(f"/mock/{mock_id}?error={quote(_message(error))}", status_code=303)
+        return RedirectResponse(f"/mock/{mock_id}?error={page_error(error)}", status_code=303)
     target = f"/mock/{mock_id}/report" if action == "abandon" else f"/mock/{mock_id}"
     return RedirectResponse(target, status_code=303)
+
+
+#: What the session page can say after a form failed, by the code in its ?error=.
+PAGE_ERRORS = {
+    "rating": "Choose a rating.",
+    "time-up": "Time is up for this answer; the last saved text was kept.",
+    "too-long": f"An answer can be at most {mocks.MAX_ANSWER:,} characters; nothing was cut "
+    "and the last saved version is kept.",
+    "invalid": "That could not be recorded: check the rubric points and the rating.",
+    "card-gone": "This question's card is no longer in the content, so it cannot be graded: "
+    "abandon this session and start a new one.",
+    "not-now": "That cannot be done at this point of the session; the page shows where it is.",
+}
+
+
+def page_error(error: HTTPException) -> str:
+    """The PAGE_ERRORS code for a refused action."""
+    text = _message(error)
+    if error.status_code == 422:
+        return "too-long" if "characters" in text else "invalid"
+    if "last saved text was kept" in text:
+        return "time-up"
+    return "card-gone" if "no longer in the content" in text else "not-now"
 
 
 @router.get("/mock/{mock_id}/report", response_class=HTMLResponse, include_in_schema=False)

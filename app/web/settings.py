@@ -88,8 +88,8 @@ def settings_context(request: Request, session: Any, user_id: int) -> dict[str, 
         "account": session.get(User, user_id),
         "tokens": accounts.tokens_of(session, user_id),
         "password_changed": params.get("password_changed") == "1",
-        "password_error": params.get("password_error"),
-        "token_error": params.get("token_error"),
+        "password_error": None,  # set by the forms that fail; never from the URL
+        "token_error": None,
         "new_token": None,
     }
 
