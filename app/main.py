@@ -21,6 +21,7 @@ from app.content.search import SearchIndex
 from app.datasafety import backup, startup
 from app.db import Database
 from app.web import (
+    api_docs,
     auth,
     data,
     drills,
@@ -113,7 +114,7 @@ def create_app(
         version=__version__,
         description=API_DESCRIPTION,
         lifespan=lifespan,
-        docs_url="/docs" if docs else None,
+        docs_url=None,  # app.web.api_docs serves /docs from the app's own files
         redoc_url=None,
         openapi_url="/openapi.json" if docs else None,
         max_body_size=settings.max_body_bytes,
@@ -128,10 +129,13 @@ def create_app(
     app.state.renderer = renderer
     app.state.clock = clock
     app.state.templates = build_templates(catalog)
+    app.state.templates.env.globals["api_docs"] = docs  # the footer links to /docs only then
     app.state.topic_pages = TopicPages(app.state.templates.env, renderer)
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(health.router)
+    if docs:
+        app.include_router(api_docs.router, dependencies=[Depends(require_signed_in)])
     app.include_router(auth.router, responses=errors.ERROR_RESPONSES)
     # In accounts mode every feature, content included, is for signed-in members.
     members = [Depends(require_signed_in)]
