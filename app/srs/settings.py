@@ -60,8 +60,9 @@ def validate(changes: dict[str, object]) -> dict[str, object]:
     for name, value in changes.items():
         if name == "timezone":
             if not known_zone(value):
-                shown = value if isinstance(value, str) and len(value) <= 64 else "this"
-                raise ValueError(f"timezone: unknown time zone {shown!r}") from None
+                if isinstance(value, str) and len(value) <= 64:
+                    raise ValueError(f"timezone: unknown time zone {value!r}")
+                raise ValueError("timezone: unknown time zone (names have at most 64 characters)")
         elif name in LIMITS:
             low, high = LIMITS[name]
             if not isinstance(value, int | float) or isinstance(value, bool):

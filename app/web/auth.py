@@ -13,11 +13,11 @@ from app.models import User
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
 from app.web.identity import cookie_name, identify, policy, set_session_cookie
 from app.web.security import log_event, safe_next
-from app.web.text import CleanText
+from app.web.text import CLEAN, CleanText
 
 router = APIRouter()
 TokenId = Annotated[int, Path(ge=1, le=2**31 - 1)]
-Text = Annotated[CleanText, Form(max_length=512)]
+Text = Annotated[str, Form(max_length=512), CLEAN]
 
 
 def client_address(request: Request) -> str:
@@ -46,7 +46,7 @@ def login(
     now: NowDep,
     username: Text,
     password: Text,
-    next: Annotated[CleanText, Form(max_length=2048)] = "/",
+    next: Annotated[str, Form(max_length=2048), CLEAN] = "/",
 ) -> Response:
     _accounts_only(request)
     cookie = None
@@ -90,7 +90,7 @@ def register(
     now: NowDep,
     username: Text,
     password: Text,
-    invite: Annotated[CleanText, Form(max_length=128)] = "",
+    invite: Annotated[str, Form(max_length=128), CLEAN] = "",
 ) -> Response:
     _accounts_only(request)
     rules = policy(request)
@@ -223,7 +223,7 @@ def create_token_form(
     session: SessionDep,
     user_id: UserDep,
     now: NowDep,
-    name: Annotated[CleanText, Form(max_length=200)] = "",
+    name: Annotated[str, Form(max_length=200), CLEAN] = "",
 ) -> Response:
     try:
         with database.write_session() as writing:

@@ -27,7 +27,7 @@ from app.web.deps import (
     UserDep,
 )
 from app.web.security import safe_next
-from app.web.text import CleanText
+from app.web.text import CLEAN, CleanText
 from app.web.topics import draws
 
 router = APIRouter()
@@ -258,9 +258,9 @@ def grade_form(
     user_id: UserDep,
     now: NowDep,
     rating: Annotated[int, Form(ge=1, le=4)],
-    idempotency_key: Annotated[CleanText, Form(min_length=1, max_length=100)],
+    idempotency_key: Annotated[str, Form(min_length=1, max_length=100), CLEAN],
     source: Annotated[Literal["review", "embedded"], Form()] = "review",
-    next: Annotated[CleanText, Form()] = "/review",
+    next: Annotated[str, Form(), CLEAN] = "/review",
 ) -> RedirectResponse:
     """The grade buttons without JavaScript: grade, then back to where the user was."""
     body = GradeIn(rating=rating, idempotency_key=idempotency_key, source=source)

@@ -13,7 +13,7 @@ from app.auth import accounts
 from app.models import User
 from app.srs import settings as srs_settings
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
-from app.web.text import CleanText
+from app.web.text import CLEAN, CleanText
 
 router = APIRouter()
 
@@ -101,11 +101,11 @@ def settings_form(
     session: SessionDep,
     templates: TemplatesDep,
     user_id: UserDep,
-    desired_retention: Annotated[CleanText, Form(max_length=64)],
-    new_per_day: Annotated[CleanText, Form(max_length=64)],
-    max_reviews_per_day: Annotated[CleanText, Form(max_length=64)],
-    day_boundary_hour: Annotated[CleanText, Form(max_length=64)],
-    timezone: Annotated[CleanText, Form(max_length=200)],
+    desired_retention: Annotated[str, Form(max_length=64), CLEAN],
+    new_per_day: Annotated[str, Form(max_length=64), CLEAN],
+    max_reviews_per_day: Annotated[str, Form(max_length=64), CLEAN],
+    day_boundary_hour: Annotated[str, Form(max_length=64), CLEAN],
+    timezone: Annotated[str, Form(max_length=200), CLEAN],
 ) -> Any:
     typed = {
         "desired_retention": desired_retention,

@@ -27,5 +27,8 @@ def clean_text(value: str) -> str:
     return value
 
 
+#: The check, for a form field after its `Form(max_length=…)`: Annotated[str, Form(…), CLEAN]
+#: (so that the length is checked on the text, with the usual message, before this runs).
+CLEAN = AfterValidator(clean_text)
 #: A `str` that every database can store; use it for every text a user sends.
-CleanText = Annotated[str, AfterValidator(clean_text)]
+CleanText = Annotated[str, CLEAN]
