@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.datasafety import backup
 from app.db import masked
-from app.main import ConfigError, create_app, policy_of
+from app.main import create_app, policy_of
 from tests.conftest import FIXTURE_CONTENT, ClientFactory, loopback_client
 from tests.test_observability import log_lines
 
@@ -60,6 +60,8 @@ def test_commands_that_cannot_reach_the_database_print_no_password(
     ],
 )
 def test_weak_secret_keys_are_refused(key: str) -> None:
+    from app.main import ConfigError  # as loaded now: another test may have reloaded app.main
+
     settings = Settings(auth_mode="accounts", secret_key=key)  # type: ignore[arg-type]
     with pytest.raises(ConfigError) as refused:
         policy_of(settings)
