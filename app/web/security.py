@@ -125,7 +125,9 @@ class SecurityMiddleware:
             # the headers, instead of the server's bare one.
             if started:
                 return
-            security_log.exception("unhandled error on %s %s", scope["method"], scope["path"])
+            logging.getLogger("ringside").exception(
+                "unhandled error on %s %s", scope["method"], scope["path"]
+            )
             await refuse(scope, send, 500, "Internal server error.")
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
