@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.config import Settings
+from app.db import masked
 
 if TYPE_CHECKING:
     from app.db import Database
@@ -49,7 +50,7 @@ def serve(
     import uvicorn
 
     from app.content.loader import ContentError
-    from app.datasafety.startup import CorruptDatabaseError
+    from app.datasafety.startup import UnusableDatabaseError
     from app.main import ConfigError, create_app, freeze_startup_heap
     from app.web.observability import uvicorn_options
 
@@ -58,14 +59,16 @@ def serve(
         fail(
             f"local mode has one profile and no sign-in, so it only listens on this machine "
             f"(127.0.0.1), not {settings.host}. To serve others, enable accounts: "
-            "RINGSIDE_AUTH_MODE=accounts RINGSIDE_SECRET_KEY=<32+ random characters>"
+            "RINGSIDE_AUTH_MODE=accounts RINGSIDE_SECRET_KEY=<50+ random characters>"
         )
     try:
         app = create_app(settings, load_processes=os.cpu_count() or 1)
-    except (ContentError, ConfigError, CorruptDatabaseError) as error:
+    except (ContentError, ConfigError, UnusableDatabaseError) as error:
         fail(str(error))
     except SQLAlchemyError as error:
-        fail(f"cannot open the database {settings.database_url}: {error.__class__.__name__}")
+        fail(
+            f"cannot open the database {masked(settings.database_url)}: {error.__class__.__name__}"
+        )
     typer.echo(f"Ringside on http://{settings.host}:{settings.port}", err=True)
     freeze_startup_heap()
     # One worker per process: scale out with more processes behind a proxy (docker-compose.yml).
@@ -128,7 +131,7 @@ def db_upgrade() -> None:
     try:
         migrate.upgrade(database.engine)
     except SQLAlchemyError as error:
-        fail(f"cannot migrate {settings.database_url}: {error.__class__.__name__}")
+        fail(f"cannot migrate {masked(settings.database_url)}: {error.__class__.__name__}")
     finally:
         database.dispose()
     typer.echo("database is up to date")
@@ -156,7 +159,7 @@ def db_backup(
         )
         raise typer.Exit(code=2)
     if database is None:
-        fail(f"{settings.database_url} is not a database file; there is nothing to back up")
+        fail(f"{masked(settings.database_url)} is not a database file; there is nothing to back up")
         return
     folder = to or startup.backup_dir(settings, database)
     try:
@@ -177,15 +180,17 @@ def db_backup(
 def open_user_data(settings: Settings) -> "Database":
     """The checked, migrated database for export and import; fails with one line if it cannot."""
     from app.clock import utc_now
-    from app.datasafety.startup import CorruptDatabaseError, open_database
+    from app.datasafety.startup import UnusableDatabaseError, open_database
 
     try:
         return open_database(settings, utc_now())
-    except CorruptDatabaseError as error:
+    except UnusableDatabaseError as error:
         fail(str(error))
         raise  # unreachable: fail() exits
     except SQLAlchemyError as error:
-        fail(f"cannot open the database {settings.database_url}: {error.__class__.__name__}")
+        fail(
+            f"cannot open the database {masked(settings.database_url)}: {error.__class__.__name__}"
+        )
         raise  # unreachable: fail() exits
 
 
@@ -287,6 +292,8 @@ def user_add(
             user.is_admin = admin
     except (accounts.AccountError, PasswordRejected) as error:
         fail(str(error))
+    except SQLAlchemyError as error:
+        fail(f"cannot open the database {masked(settings.database_url)}: {type(error).__name__}")
     finally:
         database.dispose()
     typer.echo(f"created {user.username}")
@@ -307,10 +314,14 @@ def user_invite() -> None:
     except ConfigError as error:
         fail(str(error))
     database = Database(settings.database_url)
-    migrate.upgrade(database.engine)
-    with database.write_session() as session:
-        code = accounts.create_invite(session, utc_now(), rules)
-    database.dispose()
+    try:
+        migrate.upgrade(database.engine)
+        with database.write_session() as session:
+            code = accounts.create_invite(session, utc_now(), rules)
+    except SQLAlchemyError as error:
+        fail(f"cannot open the database {masked(settings.database_url)}: {type(error).__name__}")
+    finally:
+        database.dispose()
     typer.echo(code)
 
 

@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     secret_key: SecretStr | None = Field(
         default=None,
         description="Keys the stored hashes of session cookies, API tokens and invites. "
-        "Required (32+ random characters) in accounts mode.",
+        "Required (50+ random characters, 5+ different) in accounts mode.",
     )
     auth_mode: Literal["local", "accounts"] = Field(
         default="local",

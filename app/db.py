@@ -14,15 +14,18 @@ On PostgreSQL writers run side by side and lock only the rows they change (app.s
 queues one user's grades on their user row), and every session runs in UTC.
 """
 
+import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import SingletonThreadPool
 
@@ -35,6 +38,7 @@ SQLITE_PRAGMAS = (
 _WRITE_OPTION = "ringside_write"
 T = TypeVar("T")
 POOL_SIZE, POOL_OVERFLOW = 20, 30  # enough for every worker thread of one process
+RETRY_WRITE_S = 30.0  # after a write failed for lack of space, /readyz tries one this late
 
 
 def create_db_engine(url: str, *, per_thread: bool = False) -> Engine:
@@ -49,8 +53,12 @@ def create_db_engine(url: str, *, per_thread: bool = False) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)
 
-    if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    if (
+        parsed.database
+        and parsed.database != ":memory:"
+        and not parsed.database.startswith("file:")
+    ):
+        private_database_file(Path(parsed.database))
     # A connection per worker thread (anyio runs 40): a smaller pool makes requests queue
     # for connections under load, and past pool_timeout fail. SQLite connections are cheap.
     pool: dict[str, Any] = (
@@ -77,6 +85,27 @@ def create_db_engine(url: str, *, per_thread: bool = False) -> Engine:
     return engine
 
 
+def private_database_file(path: Path) -> None:
+    """Make the SQLite file 0600 in a 0700 folder, before SQLite creates it 0644.
+
+    It holds password hashes and the keyed hashes of sessions and tokens. SQLite gives the
+    -wal and -shm files the database file's mode, so they follow. A file from an older
+    version is narrowed to 0600 when this process owns it; one it cannot open is left for
+    SQLite (and start-up's checks) to report.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if file.stat().st_mode & 0o077 and file.stat().st_uid == os.geteuid():
+                file.chmod(0o600)
+        except OSError:
+            pass
+
+
 def _postgresql_engine(url: str) -> Engine:
     engine = create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
 
@@ -92,6 +121,33 @@ def _postgresql_engine(url: str) -> Engine:
         dbapi_connection.autocommit = autocommit
 
     return engine
+
+
+def masked(url: str) -> str:
+    """`url` fit to print or log: its password replaced by ***."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(a database URL that cannot be parsed)"  # it may hold a password: never shown
+
+
+def storage_problem(error: BaseException) -> str | None:
+    """What stops the database from writing, when `error` says the disk is full or the file
+    is read-only (a state the operator must fix, not a bug); None for any other error.
+
+    SQLite says "database or disk is full" (ENOSPC, or a write cut short by a file size
+    limit), "disk I/O error" (the write that follows), or "attempt to write a readonly
+    database"; PostgreSQL answers SQLSTATE 53100 (disk_full) or 25006 (read_only_sql_transaction).
+    """
+    if not isinstance(error, OperationalError):
+        return None
+    message = str(error.orig).lower()
+    state = getattr(error.orig, "sqlstate", None)
+    if state == "53100" or "database or disk is full" in message or "disk i/o error" in message:
+        return "storage full"
+    if state == "25006" or "readonly database" in message or "read-only" in message:
+        return "read-only"
+    return None
 
 
 def connection_of(db: Session | Connection) -> Connection:
@@ -110,6 +166,8 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = create_db_engine(url)
+        self.cannot_write: str | None = None  # see write_session
+        self._failed_at = 0.0
         # SQLite has one writer at a time. Threads of this process queue on a lock instead of
         # in SQLite's busy handler, whose growing sleeps cost throughput and tail latency
         # (reference/perf.md); other processes still wait through busy_timeout.
@@ -152,9 +210,39 @@ class Database:
 
     @contextmanager
     def write_session(self) -> Iterator[Session]:
-        """One write transaction: committed on success, rolled back on any error."""
-        with self._write_lock, self._write() as session, session.begin():
-            yield session
+        """One write transaction: committed on success, rolled back on any error.
+
+        A write that fails for lack of space (or on a read-only file) is remembered, for
+        /readyz, until a write succeeds again (see `can_write`).
+        """
+        try:
+            with self._write_lock, self._write() as session, session.begin():
+                yield session
+        except OperationalError as error:
+            problem = storage_problem(error)
+            if problem is not None:
+                self.cannot_write, self._failed_at = problem, time.monotonic()
+            raise
+        self.cannot_write = None
+
+    def can_write(self) -> str | None:
+        """None when writes go through, else why not ("storage full", "read-only").
+
+        What real writes met: after a failure, the problem stands until a write succeeds.
+        When none has been tried for RETRY_WRITE_S, a probe is: an update of the schema's
+        version row to the same value, which writes a page and changes nothing. (A probe
+        only clears a problem it outlived: one page can fit where a review's pages do not.)
+        """
+        if self.cannot_write is None:
+            return None
+        if time.monotonic() - self._failed_at < RETRY_WRITE_S:
+            return self.cannot_write
+        try:
+            with self.write_session() as session:
+                session.execute(text("UPDATE alembic_version SET version_num = version_num"))
+        except OperationalError as error:
+            return storage_problem(error) or "cannot write"
+        return None
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -26,6 +26,7 @@ from app.labs import catalog as lab_catalog
 from app.plan.service import PlanCache
 from app.srs import refit
 from app.web import (
+    api_docs,
     auth,
     data,
     drills,
@@ -46,7 +47,7 @@ from app.web import errata as errata_pages
 from app.web import glossary as glossary_pages
 from app.web import settings as settings_pages
 from app.web.identity import require_signed_in
-from app.web.security import SecurityMiddleware
+from app.web.security import EdgeApp, LocalOnlyMiddleware, SecurityMiddleware
 from app.web.templating import build_templates
 from app.web.topic_pages import TopicPages
 
@@ -62,12 +63,19 @@ class ConfigError(ValueError):
     """Settings that cannot run safely; the message says which and how to fix it."""
 
 
+# Django's check of its SECRET_KEY (security.W009, django/core/checks/security/base.py):
+# SECRET_KEY_MIN_LENGTH = 50 and SECRET_KEY_MIN_UNIQUE_CHARACTERS = 5.
+MIN_KEY_LENGTH, MIN_KEY_CHARACTERS = 50, 5
+
+
 def policy_of(settings: Settings) -> Policy:
-    """Account rules from settings; accounts mode needs a real secret key."""
+    """Account rules from settings; accounts mode needs a long, varied secret key."""
     key = settings.secret_key.get_secret_value() if settings.secret_key else ""
-    if settings.auth_mode == "accounts" and len(key) < 32:
+    weak = len(key) < MIN_KEY_LENGTH or len(set(key)) < MIN_KEY_CHARACTERS
+    if settings.auth_mode == "accounts" and weak:
         raise ConfigError(
-            "accounts mode needs RINGSIDE_SECRET_KEY: at least 32 random characters, e.g. "
+            f"accounts mode needs RINGSIDE_SECRET_KEY: at least {MIN_KEY_LENGTH} random "
+            f"characters, {MIN_KEY_CHARACTERS} or more of them different, e.g. from "
             "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
         )
     return Policy(
@@ -86,8 +94,8 @@ def create_app(
     `load_processes`: how many processes render a large content set (app.content.loader);
     `ringside serve` passes the number of cores.
 
-    Raises ContentError when a content file is broken, and CorruptDatabaseError when the
-    SQLite file fails quick_check, before anything listens.
+    Raises ContentError when a content file is broken, and UnusableDatabaseError when the
+    SQLite file fails quick_check or cannot be written, before anything listens.
     """
     settings = settings or Settings()
     auth_policy = policy_of(settings)
@@ -113,12 +121,12 @@ def create_app(
         database.dispose()
 
     docs = settings.api_docs if settings.api_docs is not None else settings.auth_mode == "local"
-    app = FastAPI(
+    app = EdgeApp(
         title="Ringside",
         version=__version__,
         description=API_DESCRIPTION,
         lifespan=lifespan,
-        docs_url="/docs" if docs else None,
+        docs_url=None,  # app.web.api_docs serves /docs from the app's own files
         redoc_url=None,
         openapi_url="/openapi.json" if docs else None,
         max_body_size=settings.max_body_bytes,
@@ -134,12 +142,15 @@ def create_app(
     app.state.renderer = renderer
     app.state.clock = clock
     app.state.templates = build_templates(catalog)
+    app.state.templates.env.globals["api_docs"] = docs  # the footer links to /docs only then
     app.state.topic_pages = TopicPages(app.state.templates.env, renderer)
     app.state.plan_cache = PlanCache()
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(health.router)
     app.include_router(offline.public_router)
+    if docs:
+        app.include_router(api_docs.router, dependencies=[Depends(require_signed_in)])
     app.include_router(auth.router, responses=errors.ERROR_RESPONSES)
     # In accounts mode every feature, content included, is for signed-in members.
     members = [Depends(require_signed_in)]
@@ -151,7 +162,11 @@ def create_app(
     for pages in (glossary_pages, errata_pages):
         app.include_router(pages.router, dependencies=members, responses=errors.ERROR_RESPONSES)
     errors.install(app)
-    app.add_middleware(SecurityMiddleware)
+    # Outermost first, all outside Starlette's error handler (app.web.security.EdgeApp): the
+    # local-mode guard before anything else runs, then the headers every response gets.
+    if settings.auth_mode == "local":
+        app.edge.append(LocalOnlyMiddleware)
+    app.edge.append(SecurityMiddleware)
     observability.install(app, settings)
     return app
 

@@ -46,7 +46,9 @@ def main() -> None:
         app = create_app(settings)
         startup = time.perf_counter() - start
         topic = app.state.catalog.topics[0]
-        with TestClient(app) as client:
+        # Local mode serves only this machine: a loopback client, to 127.0.0.1.
+        loopback = {"base_url": "http://127.0.0.1:8000", "client": ("127.0.0.1", 50000)}
+        with TestClient(app, **loopback) as client:  # type: ignore[arg-type]
             client.get(f"/topics/{topic.slug}")  # warm up templates
             floor = timed(lambda: client.get("/healthz"), args.requests)
             page = timed(lambda: client.get(f"/topics/{topic.slug}"), args.requests)

@@ -3,6 +3,7 @@
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -75,7 +76,8 @@ def make_client(new_database: DatabaseFactory) -> Iterator[ClientFactory]:
             content_dir=content_dir,
             **overrides,  # type: ignore[arg-type]
         )
-        client = TestClient(create_app(settings, clock=clock))
+        app = create_app(settings, clock=clock)
+        client = loopback_client(app) if settings.auth_mode == "local" else TestClient(app)
         client.__enter__()
         clients.append(client)
         return client
@@ -83,6 +85,15 @@ def make_client(new_database: DatabaseFactory) -> Iterator[ClientFactory]:
     yield build
     for client in clients:
         client.__exit__(None, None, None)
+
+
+LOOPBACK_URL = "http://127.0.0.1:8000"
+
+
+def loopback_client(app: Any, **options: Any) -> TestClient:
+    """A client on this machine, as local mode requires: from 127.0.0.1, to 127.0.0.1:8000
+    (the default TestClient comes from "testclient" to "testserver", which it refuses)."""
+    return TestClient(app, base_url=LOOPBACK_URL, client=("127.0.0.1", 50000), **options)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from sqlalchemy import text
 from app.config import Settings
 from app.db import Database
 from app.main import create_app
-from tests.conftest import FIXTURE_CONTENT, ClientFactory
+from tests.conftest import FIXTURE_CONTENT, ClientFactory, loopback_client
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,7 +75,7 @@ def test_an_unhandled_error_is_logged_with_its_request_id(
     def broken() -> None:
         raise RuntimeError("the disk is on fire")
 
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with loopback_client(app, raise_server_exceptions=False) as client:
         capsys.readouterr()
         answer = client.get("/api/broken", headers={"X-Request-ID": "boom-1"})
     assert answer.status_code == 500 and answer.json() == {"detail": "Internal server error."}
@@ -89,7 +89,12 @@ def test_an_unhandled_error_is_logged_with_its_request_id(
 def test_readyz_when_ready(client: TestClient) -> None:
     answer = client.get("/readyz")
     assert answer.status_code == 200
-    assert answer.json() == {"status": "ready", "database": "ok", "migrations": "ok"}
+    assert answer.json() == {
+        "status": "ready",
+        "database": "ok",
+        "migrations": "ok",
+        "writes": "ok",
+    }
     assert client.get("/healthz").json()["status"] == "ok"
 
 
@@ -116,6 +121,7 @@ def test_readyz_when_the_database_is_unreachable(client: TestClient, tmp_path: P
         "status": "not ready",
         "database": "unreachable (OperationalError)",
         "migrations": "unknown",
+        "writes": "unknown",
     }
     unreachable.dispose()
 

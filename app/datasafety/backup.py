@@ -81,10 +81,12 @@ def take(database: Path, directory: Path, now: datetime) -> Backup:
     """Copy `database` into `directory` with the online backup API and check the copy."""
     if not database.is_file():
         raise BackupError(f"there is no database at {database}")
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     final = directory / backup_name(now)
     partial = directory / f".{final.name}.{os.getpid()}.partial"
     try:
+        # 0600 before SQLite writes a byte: the copy holds what the database holds.
+        os.close(os.open(partial, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600))
         with (
             closing(sqlite3.connect(database)) as source,
             closing(sqlite3.connect(partial)) as target,

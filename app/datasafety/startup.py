@@ -6,6 +6,7 @@ in the middle of a review.
 """
 
 import logging
+import os
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
@@ -23,16 +24,45 @@ logger = logging.getLogger("ringside")
 BACKUP_CHECK_S = 3600.0  # how often a running server asks whether the daily backup is due
 
 
-class CorruptDatabaseError(Exception):
+class UnusableDatabaseError(Exception):
+    """The database cannot be opened as it is; the message says why and what to do."""
+
+
+class CorruptDatabaseError(UnusableDatabaseError):
     """The database file failed quick_check; the message says where the newest backup is."""
 
 
+class ReadOnlyDatabaseError(UnusableDatabaseError):
+    """The database file, or its folder, cannot be written: not damage, and no backup helps."""
+
+
+def read_only(database: Path, why: str) -> ReadOnlyDatabaseError:
+    return ReadOnlyDatabaseError(
+        f"cannot write to the database {database} ({why}); the file is not damaged: give "
+        f"the user Ringside runs as write access to it and to its folder {database.parent} "
+        f"(SQLite keeps {database.name}-wal and {database.name}-shm beside it), then start again"
+    )
+
+
+def check_writable(database: Path) -> None:
+    """Raise ReadOnlyDatabaseError when the file or its folder is read-only to this process."""
+    if not os.access(database, os.W_OK):
+        raise read_only(database, "read-only file")
+    if not os.access(database.parent, os.W_OK | os.X_OK):
+        raise read_only(database, "read-only folder")
+
+
 def quick_check(database: Path) -> str | None:
-    """The first problem PRAGMA quick_check finds, or None when the file is sound."""
+    """The first problem PRAGMA quick_check finds, or None when the file is sound.
+
+    Raises ReadOnlyDatabaseError when SQLite cannot open it for writing: that is no damage.
+    """
     try:
         with closing(sqlite3.connect(database)) as connection:
             rows = [str(row[0]) for row in connection.execute("PRAGMA quick_check")]
     except sqlite3.DatabaseError as error:  # "file is not a database", "malformed", …
+        if "readonly" in str(error) or "read-only" in str(error):
+            raise read_only(database, str(error)) from None
         return str(error)
     if rows == ["ok"]:
         return None
@@ -64,12 +94,14 @@ def refusal(database: Path, problem: str, directory: Path) -> str:
 def prepare(settings: Settings, now: datetime) -> None:
     """Check the SQLite file and take the daily backup; PostgreSQL has its own tools.
 
-    Raises CorruptDatabaseError, before anything touches the file, when quick_check fails.
+    Raises CorruptDatabaseError, before anything touches the file, when quick_check fails,
+    and ReadOnlyDatabaseError when the file or its folder cannot be written.
     """
     database = backup.sqlite_path(settings.database_url)
     if database is None or not database.is_file():
         return  # PostgreSQL, or a first start: nothing to check or keep yet
     directory = backup_dir(settings, database)
+    check_writable(database)
     problem = quick_check(database)
     if problem is not None:
         raise CorruptDatabaseError(refusal(database, problem, directory))

@@ -49,14 +49,26 @@ def load(db: Session | Connection, user_id: int) -> Settings:
     return Settings(**values)
 
 
+def known_zone(name: object) -> bool:
+    """True for an IANA time zone name such as Europe/Paris: not a folder of the database
+    (`America`), not a path, not longer than any real name."""
+    if not isinstance(name, str) or not 0 < len(name) <= 64 or "\x00" in name:
+        return False
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a folder, a name too long
+        return False
+    return True
+
+
 def validate(changes: dict[str, object]) -> dict[str, object]:
     """The changes, checked; raises ValueError('field: why') for the first bad one."""
     for name, value in changes.items():
         if name == "timezone":
-            try:
-                ZoneInfo(str(value))
-            except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(f"timezone: unknown time zone {value!r}") from None
+            if not known_zone(value):
+                if isinstance(value, str) and len(value) <= 64:
+                    raise ValueError(f"timezone: unknown time zone {value!r}")
+                raise ValueError("timezone: unknown time zone (names have at most 64 characters)")
         elif name in LIMITS:
             low, high = LIMITS[name]
             if not isinstance(value, int | float) or isinstance(value, bool):

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.content.catalog import CardView, Topic
 from app.content.search import Hit
+from app.web.text import CleanText
 
 
 class RubricPointOut(BaseModel):
@@ -164,7 +165,7 @@ class DrawOut(BaseModel):
 class AttemptIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
-    answer: str = Field(description='The typed answer with its unit, e.g. "31.4 GB".')
+    answer: CleanText = Field(description='The typed answer with its unit, e.g. "31.4 GB".')
     seed: int | None = Field(default=None, description="The seed of the draw being answered.")
     duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
     idempotency_key: str | None = Field(

@@ -12,11 +12,12 @@ from app.auth.passwords import PasswordRejected
 from app.models import User
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
 from app.web.identity import cookie_name, identify, policy, set_session_cookie
-from app.web.security import safe_next
+from app.web.security import log_event, safe_next
+from app.web.text import CLEAN, CleanText
 
 router = APIRouter()
 TokenId = Annotated[int, Path(ge=1, le=2**31 - 1)]
-Text = Annotated[str, Form(max_length=512)]
+Text = Annotated[str, Form(max_length=512), CLEAN]
 
 
 def client_address(request: Request) -> str:
@@ -45,7 +46,7 @@ def login(
     now: NowDep,
     username: Text,
     password: Text,
-    next: Annotated[str, Form()] = "/",
+    next: Annotated[str, Form(max_length=2048), CLEAN] = "/",
 ) -> Response:
     _accounts_only(request)
     address = client_address(request)
@@ -57,6 +58,7 @@ def login(
             raise accounts.AccountError("Wrong username or password.")
         cookie = signed_in[1]
     except accounts.TooManyAttempts as error:
+        log_event("sign-in throttled", request.scope, username=username)
         context = {"next": safe_next(next), "error": str(error), "username": username,
                    "mode": "login"}  # fmt: skip
         return templates.TemplateResponse(
@@ -64,6 +66,7 @@ def login(
             headers={"Retry-After": str(error.retry_after)},
         )  # fmt: skip
     except accounts.AccountError as error:
+        log_event("sign-in failed", request.scope, username=username)
         context = {"next": safe_next(next), "error": str(error), "username": username,
                    "mode": "login"}  # fmt: skip
         return templates.TemplateResponse(request, "auth/login.html", context, status_code=401)
@@ -86,7 +89,7 @@ def register(
     now: NowDep,
     username: Text,
     password: Text,
-    invite: Annotated[str, Form(max_length=128)] = "",
+    invite: Annotated[str, Form(max_length=128), CLEAN] = "",
 ) -> Response:
     _accounts_only(request)
     rules = policy(request)
@@ -125,7 +128,9 @@ def logout(request: Request, database: DatabaseDep, user_id: UserDep) -> Respons
 @router.post("/settings/password", include_in_schema=False)
 def change_password(
     request: Request,
+    templates: TemplatesDep,
     database: DatabaseDep,
+    reading: SessionDep,
     user_id: UserDep,
     current_password: Text,
     new_password: Text,
@@ -139,17 +144,20 @@ def change_password(
             identity.session_id if identity else None, revoke_tokens=revoke_tokens is not None,
         )  # fmt: skip
     except (accounts.AccountError, PasswordRejected) as error:
-        from urllib.parse import quote
-
+        # The page itself, not a redirect: a message in the URL could be any text a link
+        # carries, styled as ours.
         message = str(error).partition(": ")[2] or str(error)
-        return RedirectResponse(f"/settings?password_error={quote(message)}", status_code=303)
+        return settings_page_with(
+            request, templates, reading, user_id, status=422,
+            password_error=message[0].upper() + message[1:] + ".",
+        )  # fmt: skip
     return RedirectResponse("/settings?password_changed=1", status_code=303)
 
 
 class TokenIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
-    name: str = Field(min_length=1, max_length=64)
+    name: CleanText = Field(min_length=1, max_length=64)
     expires_in_days: int | None = Field(
         default=None, ge=1, le=accounts.MAX_TOKEN_DAYS, description="None: until revoked."
     )
@@ -215,6 +223,7 @@ def create_token_api(
         field, _, message = str(error).partition(": ")
         detail = [{"loc": ["body", field], "msg": message, "type": "value_error"}]
         raise HTTPException(status_code=422, detail=detail) from None
+    log_event("API token created", request.scope, user_id=user_id, token_id=out.id)
     return out
 
 
@@ -227,6 +236,7 @@ def revoke_token_api(
     with database.write_session() as session:
         if not accounts.revoke_token(session, user_id, token_id):
             raise HTTPException(status_code=404, detail=f"No token {token_id} of yours.")
+    log_event("API token revoked", request.scope, user_id=user_id, token_id=token_id)
     return Response(status_code=204)
 
 
@@ -238,38 +248,44 @@ def create_token_form(
     session: SessionDep,
     user_id: UserDep,
     now: NowDep,
-    name: Annotated[str, Form(max_length=200)] = "",
+    name: Annotated[str, Form(max_length=200), CLEAN] = "",
     expires_in_days: Annotated[str, Form(max_length=8)] = "",
 ) -> Response:
     days = int(expires_in_days) if expires_in_days.strip().isdigit() else None
     try:
         with database.write_session() as writing:
-            secret, _row = accounts.create_token(writing, user_id, name, now, policy(request), days)
+            secret, row = accounts.create_token(writing, user_id, name, now, policy(request), days)
+            token_id = row.id
     except accounts.AccountError as error:
-        from urllib.parse import quote
-
-        return RedirectResponse(
-            f"/settings?token_error={quote(str(error).partition(': ')[2])}", status_code=303
-        )
+        message = str(error).partition(": ")[2] or str(error)
+        return settings_page_with(
+            request, templates, session, user_id, status=422,
+            token_error=message[0].upper() + message[1:] + ".",
+        )  # fmt: skip
+    log_event("API token created", request.scope, user_id=user_id, token_id=token_id)
     # Shown once, on this response only: never stored in clear, never put in a URL.
     return settings_page_with(request, templates, session, user_id, new_token=secret)
 
 
 @router.post("/settings/tokens/{token_id}/revoke", include_in_schema=False)
-def revoke_token_form(token_id: TokenId, database: DatabaseDep, user_id: UserDep) -> Response:
+def revoke_token_form(
+    request: Request, token_id: TokenId, database: DatabaseDep, user_id: UserDep
+) -> Response:
     with database.write_session() as session:
-        accounts.revoke_token(session, user_id, token_id)
+        revoked = accounts.revoke_token(session, user_id, token_id)
+    if revoked:
+        log_event("API token revoked", request.scope, user_id=user_id, token_id=token_id)
     return RedirectResponse("/settings#tokens", status_code=303)
 
 
 def settings_page_with(
-    request: Request, templates: Any, session: Any, user_id: int, **extra: Any
+    request: Request, templates: Any, session: Any, user_id: int, status: int = 200, **extra: Any
 ) -> HTMLResponse:
     from app.web.settings import settings_context
 
     context = settings_context(request, session, user_id)
     context.update(extra)
-    return templates.TemplateResponse(request, "settings/show.html", context)  # type: ignore[no-any-return]
+    return templates.TemplateResponse(request, "settings/show.html", context, status_code=status)  # type: ignore[no-any-return]
 
 
 def account_of(session: Any, user_id: int) -> User | None:

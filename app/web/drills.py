@@ -10,6 +10,7 @@ from app.drills import attempts, engine
 from app.drills.present import DrawView, numeric, present
 from app.web.api_models import AttemptIn, AttemptOut, AttemptRecordOut, DrawOut
 from app.web.deps import CardDep, DatabaseDep, RendererDep, SessionDep, TemplatesDep, UserDep
+from app.web.text import CLEAN
 
 router = APIRouter()
 SeedQuery = Annotated[int | None, Query(ge=0, le=engine.MAX_SEED, description="Repeat a draw.")]
@@ -123,7 +124,7 @@ def attempt_page(
     renderer: RendererDep,
     database: DatabaseDep,
     user_id: UserDep,
-    answer: Annotated[str, Form()] = "",
+    answer: Annotated[str, Form(), CLEAN] = "",
     seed: Annotated[int | None, Form(ge=0, le=engine.MAX_SEED)] = None,
 ) -> HTMLResponse:
     """The form on a card page: check the answer and show the card with the verdict."""

@@ -9,8 +9,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel
+from sqlalchemy.exc import DataError, OperationalError
 from starlette.exceptions import HTTPException
 
+from app.db import storage_problem
 from app.errors import FieldError
 
 logger = logging.getLogger("ringside")
@@ -35,6 +37,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     409: _error("Not possible in the current state (e.g. time is up)"),
     413: _error("The request body is too large"),
     429: _error("Too many failed sign-ins; see Retry-After"),
+    503: _error("Cannot save now: the server's disk is full or its database read-only"),
 }
 
 
@@ -102,6 +105,41 @@ async def server_error(request: Request, exc: Exception) -> Response:
     return _page(request, 500, "Something broke", "The error was logged. Please try again.")
 
 
+STORAGE_MESSAGES = {
+    "storage full": "The server cannot save anything right now: its disk is full. Nothing was "
+    "saved; please try again later.",
+    "read-only": "The server cannot save anything right now: its database is read-only. "
+    "Nothing was saved; please try again later.",
+}
+
+
+async def database_error(request: Request, exc: Exception) -> Response:
+    """A full disk or a read-only database: 503 and one short log line, not a traceback per
+    request; anything else is a 500 as usual."""
+    problem = storage_problem(exc)
+    if problem is None:
+        return await server_error(request, exc)
+    logger.warning(
+        "cannot write to the database (%s) on %s %s: %s",
+        problem, request.method, request.url.path, getattr(exc, "orig", exc),
+    )  # fmt: skip
+    message = STORAGE_MESSAGES[problem]
+    headers = {"Retry-After": "60"}
+    if wants_json(request):
+        return JSONResponse({"detail": message}, status_code=503, headers=headers)
+    return _page(request, 503, "Cannot save right now", message, headers)
+
+
+async def unstorable_text(request: Request, exc: Exception) -> Response:
+    """The last line of defence behind app.web.text.CleanText: a character a database driver
+    cannot store (U+0000 on PostgreSQL, a lone surrogate on SQLite) that reached it."""
+    logger.warning("unstorable text on %s %s: %s", request.method, request.url.path, exc)
+    message = "The request holds a value the database cannot store (such as a NUL character)."
+    if wants_json(request):
+        return JSONResponse({"detail": message}, status_code=422)
+    return _page(request, 422, "That request cannot be understood", message)
+
+
 async def sign_in_required(request: Request, exc: Exception) -> Response:
     from urllib.parse import quote
 
@@ -116,4 +154,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(FieldError, field_error)
+    app.add_exception_handler(OperationalError, database_error)
+    app.add_exception_handler(DataError, unstorable_text)
+    app.add_exception_handler(UnicodeEncodeError, unstorable_text)
     app.add_exception_handler(Exception, server_error)

@@ -12,7 +12,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.migrate import MIGRATIONS_DIR
 from app.web.api_models import HealthOut
-from app.web.deps import CatalogDep, SessionDep
+from app.web.deps import CatalogDep, DatabaseDep, SessionDep
 
 router = APIRouter()
 
@@ -21,6 +21,11 @@ class ReadyOut(BaseModel):
     status: Literal["ready", "not ready"]
     database: str = Field(description='"ok", or why the database cannot be used')
     migrations: str = Field(description='"ok", or how the schema differs from this version\'s')
+    writes: str = Field(
+        default="ok",
+        description='"ok", or why the last write failed and a new one still does '
+        '("storage full", "read-only")',
+    )
 
 
 @router.get("/healthz", tags=["operations"], response_model=HealthOut)
@@ -46,17 +51,23 @@ def healthz(catalog: CatalogDep, session: SessionDep) -> JSONResponse:
     response_model=ReadyOut,
     responses={503: {"model": ReadyOut, "description": "Not ready: the fields say why"}},
 )
-def readyz(session: SessionDep) -> JSONResponse:
-    """200 when the database answers and its schema is this version's; 503 with what is wrong."""
+def readyz(session: SessionDep, database_: DatabaseDep) -> JSONResponse:
+    """200 when the database answers, its schema is this version's and writes go through
+    (tried again after one failed for lack of space); 503 with what is wrong."""
     try:
         migrations = schema_problem(session.connection())
         database = "ok"
     except SQLAlchemyError as error:
         database = f"unreachable ({error.__class__.__name__})"
         migrations = "unknown"
-    ready = database == "ok" and migrations == "ok"
+    session.close()  # before a write is tried: on SQLite a reader would hold a snapshot
+    writes = (database_.can_write() or "ok") if database == "ok" else "unknown"
+    ready = database == "ok" and migrations == "ok" and writes == "ok"
     body = ReadyOut(
-        status="ready" if ready else "not ready", database=database, migrations=migrations
+        status="ready" if ready else "not ready",
+        database=database,
+        migrations=migrations,
+        writes=writes,
     )
     return JSONResponse(body.model_dump(), status_code=200 if ready else 503)
 

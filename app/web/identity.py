@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from app.auth import accounts
 from app.auth.tokens import digest, new_secret
 from app.srs.days import as_utc
-from app.web.security import SAFE_METHODS, cookie_header
+from app.web.security import SAFE_METHODS, cookie_header, log_event
 
 COOKIE = "ringside_session"
 SECURE_COOKIE = "__Host-ringside_session"
@@ -197,6 +197,7 @@ async def _check_csrf(request: Request, identity: Identity) -> None:
         value = form.get("csrf_token")
         sent = value if isinstance(value, str) else None
     if not sent or not identity.csrf or not hmac.compare_digest(sent, identity.csrf):
+        log_event("CSRF token refused", request.scope, user_id=identity.user_id, sent=bool(sent))
         raise HTTPException(
             status_code=403,
             detail="The form's security token is missing or out of date: reload the page "
@@ -206,7 +207,10 @@ async def _check_csrf(request: Request, identity: Identity) -> None:
 
 def csrf_token(request: Request) -> str:
     """For templates: the token forms and scripts send back (empty when signed out)."""
-    identity = identify(request)
+    try:
+        identity = identify(request)
+    except HTTPException:  # an unknown API token: its 401 page has no form to protect
+        return ""
     return identity.csrf if identity and identity.csrf else ""
 
 

@@ -27,6 +27,7 @@ from app.web.deps import (
     TemplatesDep,
     UserDep,
 )
+from app.web.text import CleanText
 
 router = APIRouter()
 MockId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A mock session's number.")]
@@ -41,14 +42,14 @@ class MockIn(BaseModel):
     minutes: int | None = Field(default=None, ge=1, le=60)
     followups: bool = True
     grade_after_each: bool = True
-    topics: list[str] = []
+    topics: list[CleanText] = []
 
 
 class AnswerIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     part: Literal["main", "followup"]
-    text: str
+    text: CleanText
 
 
 class SubmitIn(BaseModel):
@@ -56,7 +57,9 @@ class SubmitIn(BaseModel):
 
     position: int = Field(ge=1, le=100, description="The question submitted (1-based).")
     part: Literal["main", "followup"] = Field(description="The answer submitted.")
-    text: str | None = Field(default=None, description="The final text, saved before submitting.")
+    text: CleanText | None = Field(
+        default=None, description="The final text, saved before submitting."
+    )
 
 
 class StartIn(BaseModel):
@@ -275,7 +278,12 @@ def _act(
                 if step.kind != "grade":
                     raise mocks.MockError("no question is waiting to be graded")
                 card = catalog.card(question.card_id)
-                assert card is not None
+                if card is None:  # removed from the content since the session began
+                    raise mocks.MockError(
+                        f"question {question.position} asks card {question.card_id!r}, which "
+                        "is no longer in the content, so it cannot be graded: abandon this "
+                        "session and start a new one"
+                    )
                 review_settings = srs_settings.load(session, user_id)
                 mocks.grade(
                     session, mock, question, card, body.points, body.rating, now,
@@ -393,7 +401,7 @@ def create_page(
     minutes: Annotated[str, Form()] = "",
     followups: Annotated[str | None, Form()] = None,
     grading: Annotated[str, Form()] = "each",
-    topic: Annotated[list[str] | None, Form()] = None,
+    topic: Annotated[list[CleanText] | None, Form()] = None,
 ) -> Response:
     values = {"questions": questions, "minutes": minutes, "topic": topic or []}
     errors: dict[str, str] = {}
@@ -481,7 +489,7 @@ def session_page(
         "suggested": mocks.suggestions(question, card) if question and card else [],
         "max_answer": mocks.MAX_ANSWER,
         "followup_minutes": mocks.followup_minutes(mock.minutes_per_question),
-        "error": error,
+        "error": PAGE_ERRORS.get(error or ""),  # a code: a link cannot put words on the page
     }
     return templates.TemplateResponse(request, "mock/session.html", context)
 
@@ -495,7 +503,7 @@ def act_page(
     catalog: CatalogDep,
     now: NowDep,
     fuzz: FuzzDep,
-    text: Annotated[str | None, Form()] = None,
+    text: Annotated[CleanText | None, Form()] = None,
     position: Annotated[int | None, Form(ge=1, le=100)] = None,
     part: Annotated[Literal["main", "followup"] | None, Form()] = None,
     point: Annotated[list[int] | None, Form()] = None,
@@ -509,18 +517,39 @@ def act_page(
         body = SubmitIn(position=position, part=part, text=text)
     elif action == "grade":
         if rating is None:
-            return RedirectResponse(f"/mock/{mock_id}?error=Choose+a+rating.", status_code=303)
+            return RedirectResponse(f"/mock/{mock_id}?error=rating", status_code=303)
         body = GradeIn(points=point or [], rating=rating, position=position)
     try:
         _act(database, user_id, mock_id, catalog, now, action, body, fuzz)
     except HTTPException as error:
         if error.status_code == 404:
             raise
-        from urllib.parse import quote
-
-        return RedirectResponse(f"/mock/{mock_id}?error={quote(_message(error))}", status_code=303)
+        return RedirectResponse(f"/mock/{mock_id}?error={page_error(error)}", status_code=303)
     target = f"/mock/{mock_id}/report" if action == "abandon" else f"/mock/{mock_id}"
     return RedirectResponse(target, status_code=303)
+
+
+#: What the session page can say after a form failed, by the code in its ?error=.
+PAGE_ERRORS = {
+    "rating": "Choose a rating.",
+    "time-up": "Time is up for this answer; the last saved text was kept.",
+    "too-long": f"An answer can be at most {mocks.MAX_ANSWER:,} characters; nothing was cut "
+    "and the last saved version is kept.",
+    "invalid": "That could not be recorded: check the rubric points and the rating.",
+    "card-gone": "This question's card is no longer in the content, so it cannot be graded: "
+    "abandon this session and start a new one.",
+    "not-now": "That cannot be done at this point of the session; the page shows where it is.",
+}
+
+
+def page_error(error: HTTPException) -> str:
+    """The PAGE_ERRORS code for a refused action."""
+    text = _message(error)
+    if error.status_code == 422:
+        return "too-long" if "characters" in text else "invalid"
+    if "last saved text was kept" in text:
+        return "time-up"
+    return "card-gone" if "no longer in the content" in text else "not-now"
 
 
 @router.get("/mock/{mock_id}/report", response_class=HTMLResponse, include_in_schema=False)

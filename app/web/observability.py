@@ -153,4 +153,8 @@ class RequestIdMiddleware:
 def install(app: FastAPI, settings: Settings) -> None:
     """Configure logging for the process and give every request an id."""
     configure_logging(settings.log_level)
-    app.add_middleware(RequestIdMiddleware)
+    edge = getattr(app, "edge", None)  # app.web.security.EdgeApp: outside the error handler
+    if edge is not None:
+        edge.insert(0, RequestIdMiddleware)  # outermost: every line and answer has an id
+    else:
+        app.add_middleware(RequestIdMiddleware)

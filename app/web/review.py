@@ -29,6 +29,7 @@ from app.web.deps import (
     UserDep,
 )
 from app.web.security import safe_next
+from app.web.text import CLEAN, CleanText
 from app.web.topics import draws
 
 router = APIRouter()
@@ -47,7 +48,7 @@ class GradeIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy.")
-    idempotency_key: str = Field(
+    idempotency_key: CleanText = Field(
         min_length=1,
         max_length=100,
         description="A fresh random string per grade; resending it records nothing new.",
@@ -355,9 +356,9 @@ def grade_form(
     user_id: UserDep,
     now: NowDep,
     rating: Annotated[int, Form(ge=1, le=4)],
-    idempotency_key: Annotated[str, Form(min_length=1, max_length=100)],
+    idempotency_key: Annotated[str, Form(min_length=1, max_length=100), CLEAN],
     source: Annotated[Literal["review", "embedded"], Form()] = "review",
-    next: Annotated[str, Form()] = "/review",
+    next: Annotated[str, Form(), CLEAN] = "/review",
 ) -> RedirectResponse:
     """The grade buttons without JavaScript: grade, then back to where the user was."""
     body = GradeIn(rating=rating, idempotency_key=idempotency_key, source=source)

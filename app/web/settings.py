@@ -1,5 +1,6 @@
 """Review settings: a page with a form, and GET/PUT as JSON."""
 
+import math
 from dataclasses import asdict
 from functools import lru_cache
 from typing import Annotated, Any
@@ -15,6 +16,7 @@ from app.srs import optimizer
 from app.srs import settings as srs_settings
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
 from app.web.plan import plan_context
+from app.web.text import CLEAN, CleanText
 
 router = APIRouter()
 
@@ -36,7 +38,7 @@ class ReviewSettingsIn(BaseModel):
     new_per_day: int | None = Field(default=None, ge=0, le=500)
     max_reviews_per_day: int | None = Field(default=None, ge=0, le=10_000)
     day_boundary_hour: int | None = Field(default=None, ge=0, le=23)
-    timezone: str | None = Field(default=None, max_length=64)
+    timezone: CleanText | None = Field(default=None, max_length=64)
 
 
 def save(database: Any, user_id: int, changes: dict[str, Any]) -> srs_settings.Settings:
@@ -89,8 +91,8 @@ def settings_context(request: Request, session: Any, user_id: int) -> dict[str, 
         "account": session.get(User, user_id),
         "tokens": accounts.tokens_of(session, user_id),
         "password_changed": params.get("password_changed") == "1",
-        "password_error": params.get("password_error"),
-        "token_error": params.get("token_error"),
+        "password_error": None,  # set by the forms that fail; never from the URL
+        "token_error": None,
         "new_token": None,
         "memory": memory_context(session, user_id, params.get("optimize")),
         **plan_context(
@@ -106,11 +108,11 @@ def settings_form(
     session: SessionDep,
     templates: TemplatesDep,
     user_id: UserDep,
-    desired_retention: Annotated[str, Form()],
-    new_per_day: Annotated[str, Form()],
-    max_reviews_per_day: Annotated[str, Form()],
-    day_boundary_hour: Annotated[str, Form()],
-    timezone: Annotated[str, Form()],
+    desired_retention: Annotated[str, Form(max_length=64), CLEAN],
+    new_per_day: Annotated[str, Form(max_length=64), CLEAN],
+    max_reviews_per_day: Annotated[str, Form(max_length=64), CLEAN],
+    day_boundary_hour: Annotated[str, Form(max_length=64), CLEAN],
+    timezone: Annotated[str, Form(max_length=200), CLEAN],
 ) -> Any:
     typed = {
         "desired_retention": desired_retention,
@@ -126,11 +128,17 @@ def settings_form(
             continue
         try:
             number = float(text)
-            changes[name] = number if name == "desired_retention" else int(number)
-            if name != "desired_retention" and not number.is_integer():
-                errors[name] = "Use a whole number."
         except ValueError:
             errors[name] = "Use a number."
+            continue
+        if not math.isfinite(number):  # "inf", "nan", "1e309"
+            errors[name] = "Use a finite number."
+        elif name == "desired_retention":
+            changes[name] = number
+        elif not number.is_integer():
+            errors[name] = "Use a whole number."
+        else:
+            changes[name] = int(number)
     if not errors:
         try:
             srs_settings.validate(changes)

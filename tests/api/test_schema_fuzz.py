@@ -1,31 +1,94 @@
 """Schemathesis over the whole OpenAPI schema: no 500 anywhere, every response as documented.
 
-Fixed seed and bounded examples, so the run is repeatable and fits in the suite's time.
+Fixed seed and bounded examples, so the run is repeatable and fits in the suite's time. On
+PostgreSQL too when RINGSIDE_TEST_DATABASE_URL is set (a schema of its own, dropped after).
+
+Besides what schemathesis generates from the schema, every generated request is replayed with
+the classes of input that once reached a 500, put in each of its fields in turn: U+0000 and
+lone surrogates in text (PostgreSQL and SQLite cannot store them), time-zone folders and
+over-long names, paths, infinities and NaN in numbers, and an unknown bearer token.
 """
 
+import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.core import NotSet
 from schemathesis.specs.openapi import checks
 
 from app.config import Settings
 from app.main import create_app
-from tests.conftest import FIXTURE_CONTENT
+from tests.conftest import FIXTURE_CONTENT, loopback_client
+from tests.postgres.schemas import Schemas, template_url
 
+_PG_URL = template_url()
+_PG = Schemas(_PG_URL) if _PG_URL else None
 _TMP = Path(__import__("tempfile").mkdtemp(prefix="ringside-fuzz-"))
-APP = create_app(
-    Settings(database_url=f"sqlite:///{_TMP}/fuzz.db", content_dir=FIXTURE_CONTENT, srs_fuzz=False)
+# Two apps on two databases: the replay below starts from a clean profile, whatever the
+# schema-driven run imported into its own.
+_DATABASES = [_PG.create() if _PG else f"sqlite:///{_TMP}/fuzz-{n}.db" for n in range(2)]
+APP, REPLAY_APP = (
+    create_app(Settings(database_url=url, content_dir=FIXTURE_CONTENT, srs_fuzz=False))
+    for url in _DATABASES
 )
-schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
+
+
+async def on_loopback(scope: Any, receive: Any, send: Any) -> None:
+    """The app as a browser or script on this machine reaches it: local mode serves nothing
+    else (app.web.security.LocalOnlyMiddleware), and the ASGI client says "testclient"."""
+    if scope["type"] == "http":
+        headers = [(k, v) for k, v in scope["headers"] if k != b"host"]
+        scope = {
+            **scope,
+            "client": ("127.0.0.1", 50000),
+            "server": ("127.0.0.1", 8000),
+            "headers": [*headers, (b"host", b"127.0.0.1:8000")],
+        }
+    await APP(scope, receive, send)
+
+
+schema = schemathesis.openapi.from_asgi("/openapi.json", on_loopback)
+# For the replay below: one generated request per operation is the seed, not the schema's
+# boundary cases (the coverage phase), which the test above already sends.
+seeds = schemathesis.openapi.from_asgi("/openapi.json", on_loopback)
+seeds.config.phases.update(phases=["fuzzing"])
+
+HOSTILE_TEXT = [
+    "\x00",
+    "name\x00with a NUL",
+    "\udc00x",  # a lone surrogate: JSON carries it as "\udc00", UTF-8 cannot
+    "\ud800",
+    "America",  # a folder of the time-zone database, not a zone
+    "Etc",
+    "Ä" * 300,  # longer than any file name
+    "../../../../etc/passwd",
+    "",
+]
+# URLs and query strings carry no lone surrogate (they are UTF-8 on the wire).
+URL_TEXT = [t for t in HOSTILE_TEXT if not any(0xD800 <= ord(c) <= 0xDFFF for c in t)]
+HOSTILE_NUMBERS = [math.inf, -math.inf, math.nan, 1e308, -1e308, 2**63, -(2**63) - 1]
+HEADERS = ("content-security-policy", "x-content-type-options", "cache-control")
+
+
+CLIENT = loopback_client(REPLAY_APP)  # one event loop for every replayed request
 
 
 @pytest.fixture(autouse=True, scope="module")
 def _dispose() -> Iterator[None]:
-    yield
-    APP.state.database.dispose()
+    with CLIENT:
+        yield
+    for app in (APP, REPLAY_APP):
+        app.state.database.dispose()
+    if _PG is not None:
+        for url in _DATABASES:
+            _PG.drop(url)
+        _PG.dispose()
 
 
 @schema.parametrize()
@@ -43,3 +106,89 @@ def test_api_never_fails_and_matches_its_schema(case: schemathesis.Case) -> None
     case.call_and_validate(
         excluded_checks=[checks.allow_header_conformance, checks.positive_data_acceptance]
     )
+
+
+def leaves(value: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """Every (path, value) of a text or number in a JSON value."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from leaves(item, (*at, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from leaves(item, (*at, index))
+    elif isinstance(value, str) or (isinstance(value, int | float) and not isinstance(value, bool)):
+        yield at, value
+
+
+def replaced(value: Any, at: tuple[Any, ...], new: Any) -> Any:
+    if not at:
+        return new
+    head, rest = at[0], at[1:]
+    if isinstance(value, dict):
+        return {**value, head: replaced(value[head], rest, new)}
+    return [*value[:head], replaced(value[head], rest, new), *value[head + 1 :]]
+
+
+def variants(value: Any, hostile_text: list[str]) -> Iterator[Any]:
+    """`value` with one leaf replaced by a hostile value of its kind: every leaf gets one, and
+    every hostile value goes somewhere (pairs taken in turn, not all of them: the run stays
+    in the suite's time)."""
+    found = list(leaves(value))
+    texts = [(at, old) for at, old in found if isinstance(old, str)]
+    numbers = [(at, old) for at, old in found if not isinstance(old, str)]
+    for places, values in ((texts, hostile_text), (numbers, HOSTILE_NUMBERS)):
+        for n in range(max(len(places), len(values)) if places else 0):
+            at, _old = places[n % len(places)]
+            yield replaced(value, at, values[n % len(values)])
+
+
+@seeds.parametrize()
+@settings(
+    max_examples=3,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_hostile_values_in_any_field_get_a_4xx(case: schemathesis.Case) -> None:
+    client = CLIENT
+    # Real objects in the path, so that the hostile values get past the 404s to the database.
+    parameters = dict(case.path_parameters or {})
+    real: dict[str, Any] = {"card_id": "alpha-drill-bytes", "slug": "alpha"}
+    if "mock_id" in parameters:  # a question being answered, as the mock's writes need
+        mock = client.post("/api/mock", json={"preset": "custom", "questions": 1, "minutes": 60})
+        assert mock.status_code == 201, mock.text
+        real["mock_id"] = mock.json()["id"]
+        assert client.post(f"/api/mock/{real['mock_id']}/start").status_code == 200
+    parameters.update({name: real[name] for name in parameters if name in real})
+    path = case.operation.path.format(**parameters)
+    query = dict(case.query or {})
+    body = None if isinstance(case.body, NotSet) else case.body
+    tried = 0
+
+    def send(path: str, query: dict[str, Any], body: Any, **headers: str) -> None:
+        nonlocal tried
+        if body is None or isinstance(body, bytes):  # bytes: a malformed body, sent as it is
+            content = body
+        else:
+            content = json.dumps(body, allow_nan=True)  # ASCII: "\udc00" stays an escape
+        kind = {"content-type": "application/json"} if body is not None else {}
+        answer = client.request(
+            case.method, path, params=query, content=content, headers={**kind, **headers}
+        )
+        tried += 1
+        where = f"{case.method} {path} {query} {content!r:.300}"
+        assert answer.status_code < 500, f"{where} -> {answer.status_code} {answer.text:.300}"
+        assert all(name in answer.headers for name in HEADERS), where
+        if answer.status_code >= 400:
+            assert "detail" in answer.json(), where
+
+    for changed in variants(body, HOSTILE_TEXT):
+        send(path, query, changed)
+    for changed in variants(query, URL_TEXT):
+        send(path, changed, body)
+    for name, value in parameters.items():
+        for hostile in URL_TEXT if isinstance(value, str) else []:
+            filled = {**parameters, name: quote(hostile, safe="")}
+            send(case.operation.path.format(**filled), query, body)
+    send(path, query, body, authorization="Bearer rs_not_a_token")
+    assert tried >= 1

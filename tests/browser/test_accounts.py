@@ -15,7 +15,9 @@ PASSWORD = "a long phrase for the ring"
 
 @pytest.fixture
 def accounts_server(tmp_path: Path) -> Iterator[str]:
-    with serve(tmp_path / "a.db", auth_mode="accounts", secret_key="k" * 40) as url:
+    with serve(
+        tmp_path / "a.db", auth_mode="accounts", secret_key="k3y-for-tests-" + "abcdefghij" * 5
+    ) as url:
         yield url
 
 

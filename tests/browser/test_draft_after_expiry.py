@@ -24,7 +24,7 @@ def accounts_server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
         database_url=f"sqlite:///{tmp_path}/a.db",
         content_dir=FIXTURE_CONTENT,
         auth_mode="accounts",
-        secret_key="s" * 48,
+        secret_key="s3cret-for-tests-" + "abcdefghij" * 5,
         backup_dir=tmp_path / "backups",
     )
     app = create_app(settings)

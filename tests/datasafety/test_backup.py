@@ -8,12 +8,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.datasafety import backup
 from app.main import create_app
-from tests.conftest import FIXTURE_CONTENT, FakeClock
+from tests.conftest import FIXTURE_CONTENT, FakeClock, loopback_client
 from tests.datasafety.helpers import START, export_text, populate
 
 
@@ -28,7 +27,7 @@ def settings_for(tmp_path: Path, **overrides: object) -> Settings:
 
 def used_database(tmp_path: Path, clock: FakeClock) -> str:
     """A database file with a week of use in it; returns that use as an export."""
-    with TestClient(create_app(settings_for(tmp_path), clock=clock)) as client:
+    with loopback_client(create_app(settings_for(tmp_path), clock=clock)) as client:
         populate(client, clock)
         return export_text(client)
 
@@ -88,7 +87,7 @@ def test_restoring_a_backup_brings_the_data_back(tmp_path: Path) -> None:
     taken = backup.take(database, tmp_path / "copies", clock.now)
     database.unlink()
     shutil.copy(taken.path, database)
-    with TestClient(create_app(settings_for(tmp_path), clock=clock)) as client:
+    with loopback_client(create_app(settings_for(tmp_path), clock=clock)) as client:
         assert export_text(client) == exported
 
 
@@ -132,7 +131,7 @@ def test_a_backup_that_cannot_be_written_does_not_stop_the_app(tmp_path: Path) -
     blocked = tmp_path / "a-file"
     blocked.write_text("a file where the backup folder should be")
     app = create_app(settings_for(tmp_path, backup_dir=blocked), clock=clock)
-    with TestClient(app) as client:
+    with loopback_client(app) as client:
         assert client.get("/api/review/queue").status_code == 200
 
 

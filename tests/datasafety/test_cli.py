@@ -8,14 +8,13 @@ import json
 from pathlib import Path
 
 from click.testing import Result
-from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from app.cli import cli
 from app.config import Settings
 from app.datasafety import backup
 from app.main import create_app
-from tests.conftest import FIXTURE_CONTENT, FakeClock
+from tests.conftest import FIXTURE_CONTENT, FakeClock, loopback_client
 from tests.datasafety.helpers import START, export_text, populate
 
 
@@ -42,7 +41,7 @@ def env_for(database: Path) -> dict[str, str]:
 def used(database: Path) -> str:
     clock = FakeClock(START)
     settings = Settings(database_url=f"sqlite:///{database}", content_dir=FIXTURE_CONTENT)
-    with TestClient(create_app(settings, clock=clock)) as client:
+    with loopback_client(create_app(settings, clock=clock)) as client:
         populate(client, clock)
         return export_text(client)
 

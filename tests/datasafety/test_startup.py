@@ -6,13 +6,12 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.datasafety import backup
 from app.datasafety.startup import CorruptDatabaseError, quick_check
 from app.main import create_app
-from tests.conftest import FIXTURE_CONTENT, FakeClock
+from tests.conftest import FIXTURE_CONTENT, FakeClock, loopback_client
 from tests.datasafety.helpers import START, populate
 from tests.test_cli import ringside
 
@@ -21,7 +20,7 @@ def healthy_database(tmp_path: Path) -> Path:
     database = tmp_path / "ringside.db"
     clock = FakeClock(START)
     settings = Settings(database_url=f"sqlite:///{database}", content_dir=FIXTURE_CONTENT)
-    with TestClient(create_app(settings, clock=clock)) as client:
+    with loopback_client(create_app(settings, clock=clock)) as client:
         populate(client, clock)
     with closing(sqlite3.connect(database)) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the main file
@@ -92,3 +91,45 @@ def test_serve_refuses_a_damaged_database_in_one_line(tmp_path: Path) -> None:
     assert lines[0].startswith(f"ringside: the database {database} is damaged")
     assert str(taken.path) in lines[0]
     assert "Traceback" not in served.stderr
+
+
+def unprivileged(command: list[str]) -> list[str]:
+    """`command` without the capabilities that let root write any file (as the audit ran it)."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return command
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: file modes cannot be made to bind")
+    caps = "-dac_override,-dac_read_search,-fowner"
+    return ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}", "--", *command]
+
+
+@pytest.mark.parametrize("what", ["file", "folder"])
+def test_a_read_only_database_is_called_read_only_not_damaged(tmp_path: Path, what: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    database = healthy_database(folder)
+    backup.take(database, folder / "backups", START)
+    env = {**os.environ, "RINGSIDE_DATABASE_URL": f"sqlite:///{database}",
+           "RINGSIDE_CONTENT_DIR": str(FIXTURE_CONTENT)}  # fmt: skip
+    database.chmod(0o444 if what == "file" else 0o644)
+    folder.chmod(0o555 if what == "folder" else 0o755)
+    try:
+        result = subprocess.run(
+            unprivileged([sys.executable, "-m", "app.cli", "serve", "--port", "1"]),
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+    finally:
+        folder.chmod(0o755)
+        database.chmod(0o644)
+    assert result.returncode == 1, result.stderr
+    assert f"cannot write to the database {database} (read-only {what})" in result.stderr
+    assert result.stderr.count("damaged") == result.stderr.count("not damaged") == 1
+    assert "newest backup" not in result.stderr and "Traceback" not in result.stderr
+    assert quick_check(database) is None

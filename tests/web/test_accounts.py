@@ -9,9 +9,9 @@ from sqlalchemy import select
 
 from app.auth import passwords
 from app.models import AuthSession, LoginAttempt, User
-from tests.conftest import ClientFactory, FakeClock
+from tests.conftest import ClientFactory, FakeClock, loopback_client
 
-KEY = "k" * 40
+KEY = "k3y-for-tests-" + "abcdefghij" * 5
 START = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 GOOD = "correct horse battery staple"
 
@@ -379,7 +379,7 @@ def test_local_mode_browser_gets_a_session_and_scripts_need_none(
         "/api/review/alpha-busbw", json=body, headers={"X-CSRF-Token": token.group(1)}
     )
     assert ok.status_code == 200
-    script = TestClient(browser.app)  # curl-like: no cookie, no Origin
+    script = loopback_client(browser.app)  # curl-like: no cookie, no Origin
     assert (
         script.post(
             "/api/review/beta-derive", json={"rating": 3, "idempotency_key": "s"}

@@ -13,7 +13,7 @@ from app.content.loader import load_catalog
 from app.main import create_app
 from app.mock import rubric, selection
 from app.models import MockQuestion, MockSession, ReviewLog, User
-from tests.conftest import FIXTURE_CONTENT, ClientFactory, FakeClock
+from tests.conftest import FIXTURE_CONTENT, ClientFactory, FakeClock, loopback_client
 
 START = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 MAIN = {"position": 1, "part": "main"}
@@ -81,7 +81,7 @@ def test_the_server_keeps_the_clock_across_reloads_and_restarts(
     assert 'data-remaining="360.0"' in page
     # A second app on the same database (a restart, or a second tab's server) agrees.
     url = str(client.app.state.database.url)  # type: ignore[attr-defined]
-    other = TestClient(
+    other = loopback_client(
         create_app(Settings(database_url=url, content_dir=FIXTURE_CONTENT), clock=clock)
     )
     assert other.get(f"/api/mock/{mock['id']}").json()["remaining_seconds"] == 360

@@ -8,7 +8,13 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from tests.conftest import FIXTURE_CONTENT, ClientFactory, DatabaseFactory, FakeClock
+from tests.conftest import (
+    FIXTURE_CONTENT,
+    ClientFactory,
+    DatabaseFactory,
+    FakeClock,
+    loopback_client,
+)
 from tests.content.helpers import card, write_topic
 
 # 20:00 UTC on 1 March is already 2 March in Tokyo, and still 1 March in Los Angeles.
@@ -130,7 +136,9 @@ def test_a_topic_added_after_the_plan_joins_it(
     for path in (FIXTURE_CONTENT / "topics").glob("*.md"):
         (content / "topics" / path.name).write_text(path.read_text())
     write_topic(content, card("gamma-one"), slug="gamma", order=3)
-    with TestClient(create_app(Settings(database_url=url, content_dir=content), clock)) as later:
+    with loopback_client(
+        create_app(Settings(database_url=url, content_dir=content), clock)
+    ) as later:
         plan = later.get("/api/plan").json()
     assert [t["slug"] for t in plan["readiness"]["by_topic"]] == ["alpha", "beta", "gamma"]
     assert sum(d["new_cards"] for d in plan["days"]) == 6

@@ -3,14 +3,13 @@
 import threading
 from pathlib import Path
 
-from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.config import Settings
 from app.db import POOL_SIZE
 from app.main import create_app
 from app.web.deps import SessionDep
-from tests.conftest import FIXTURE_CONTENT
+from tests.conftest import FIXTURE_CONTENT, loopback_client
 
 
 def test_sessions_beyond_the_limit_wait_without_a_connection(tmp_path: Path) -> None:
@@ -39,7 +38,7 @@ def test_sessions_beyond_the_limit_wait_without_a_connection(tmp_path: Path) -> 
         return {"released": int(released)}
 
     answers: list[int] = []
-    with TestClient(app) as client:
+    with loopback_client(app) as client:
         requests = [
             threading.Thread(target=lambda: answers.append(client.get("/api/probe").status_code))
             for _ in range(POOL_SIZE + 3)

@@ -28,7 +28,7 @@ def start(url: str, tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
         "RINGSIDE_DATABASE_URL": url,
         "RINGSIDE_CONTENT_DIR": str(FIXTURE_CONTENT),
         "RINGSIDE_AUTH_MODE": "accounts",
-        "RINGSIDE_SECRET_KEY": "s" * 48,
+        "RINGSIDE_SECRET_KEY": "s3cret-for-tests-" + "abcdefghij" * 5,
         "RINGSIDE_BACKUP_DIR": str(tmp_path / "backups"),
     }
     process = subprocess.Popen(
