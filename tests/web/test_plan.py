@@ -127,9 +127,8 @@ def test_a_topic_added_after_the_plan_joins_it(
     new_database: DatabaseFactory, clock: FakeClock, tmp_path: Path
 ) -> None:
     url = new_database()
-    with TestClient(
-        create_app(Settings(database_url=url, content_dir=FIXTURE_CONTENT), clock)
-    ) as first:
+    first_app = create_app(Settings(database_url=url, content_dir=FIXTURE_CONTENT), clock)
+    with loopback_client(first_app) as first:
         put(first)
     content = tmp_path / "content"
     (content / "topics").mkdir(parents=True)
