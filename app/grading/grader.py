@@ -1,0 +1,169 @@
+"""Which rubric points an answer makes: each point weighed on its own evidence.
+
+A point's evidence is its keywords and the words of the point itself. A formula, a number or
+a phrase of several words counts fully; a lone word counts less, and much less when it only
+repeats the question or is a word every answer in the field uses. Evidence found only where
+the answer denies it ("it's not a reduce-scatter") counts against the point.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from app.content.schema import RubricPoint
+from app.grading.evidence import Answer, Evidence, close, compile_keyword, find, read
+from app.grading.text import Word, clauses, entities, lower, normalise
+
+# Weights and the threshold, tuned on tests/grading/answers_tuning.yml only.
+THRESHOLD = 1.0
+SINGLE_WORD = 0.7  # a keyword of one ordinary word
+GENERIC_WORD = 0.35  # one word every answer in the field uses
+GENERIC_PHRASE = 0.5  # a phrase of such words ("all-gather", "per step")
+ECHO = 0.4  # keyword that only repeats the question
+SHARED = 0.7  # keyword whose words also serve another point of the card
+SUPPORT = 0.35  # each further keyword found adds this share of its weight
+COVERAGE = 0.6  # the point's own words found, as a share of them, times this
+MIN_WORDS = 3  # a point of one or two words of its own proves less when they are found
+DENIED = 0.6  # taken off when a strong keyword is found only denied
+
+GENERIC = {
+    "gpu", "memori", "time", "data", "model", "layer", "byte", "comput", "communic", "step",
+    "rank", "node", "network", "bandwidth", "weight", "gradient", "paramet", "forward",
+    "backward", "default", "ring", "tree", "load", "send", "token", "overlap", "latenc",
+    "latency", "first", "after", "between", "count", "half", "origin", "interv", "second",
+    "minut", "hour", "optim", "optimiz", "activ", "sequenc", "parallel", "all", "gather",
+    "reduc", "scatter", "switch", "link", "size", "number", "cost", "fast", "slow", "larg",
+    "small", "linear", "bias", "total", "ratio", "expert", "batch", "microbatch", "loss",
+    "path", "peer", "host", "cpu", "nvlink", "share", "stage", "state", "run", "split",
+}  # fmt: skip
+# Verbs a rubric point opens with ("Names…", "Derives…"): they say what to do, not what to say.
+RUBRIC_VERBS = {
+    "use", "state", "name", "note", "give", "explain", "say", "deriv", "count", "comput",
+    "write", "know", "get", "put", "compar", "quantifi", "identifi", "describ", "defin",
+    "mention", "distinguish", "prescrib", "realiz", "see", "find", "appli", "convert", "show",
+    "evalu", "connect", "relat", "sum", "total", "divid", "multipli", "place", "substitut",
+    "contrast", "link", "charg", "rais", "notic", "start", "keep",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Check:
+    """The points an answer makes (indexes into the rubric), each with the words that did."""
+
+    points: list[int]
+    reasons: dict[int, str]
+
+
+@dataclass(frozen=True)
+class _Point:
+    keywords: tuple[tuple[Evidence, float], ...]
+    own_words: tuple[Word, ...]  # the point's words that the question does not already say
+    about: frozenset[str]  # the strategies or stages the point speaks of, if any
+
+
+def points_made(rubric: Sequence[RubricPoint], answer: str, question: str = "") -> Check:
+    """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats."""
+    compiled = _compile(tuple((p.point, tuple(p.keywords)) for p in rubric), question)
+    read_answer = read(answer)
+    points, reasons = [], {}
+    for index, point in enumerate(compiled):
+        score, found = _score(point, read_answer)
+        if score >= THRESHOLD:
+            points.append(index)
+            reasons[index] = _reason(found)
+    return Check(points, reasons)
+
+
+def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
+    weights, found, denied = [], [], 0.0
+    for evidence, weight in point.keywords:
+        affirmed, negated = find(evidence, answer, point.about)
+        if affirmed:
+            weights.append(weight)
+            found.append(evidence.text)
+        elif negated:
+            denied = max(denied, weight)
+    weights.sort(reverse=True)
+    score = (weights[0] + SUPPORT * sum(weights[1:])) if weights else 0.0
+    if point.own_words:
+        said = [w for w in point.own_words if _said(w, answer, point.about)]
+        score += COVERAGE * len(said) / max(len(point.own_words), MIN_WORDS)
+        found += [f"{w.stem}…" for w in said if not any(w.stem in f.lower() for f in found)]
+    if denied >= SINGLE_WORD and not weights:
+        score -= DENIED
+    return score, found
+
+
+def _said(word: Word, answer: Answer, about: frozenset[str]) -> bool:
+    similar = answer.similar(word.stem)
+    return any(
+        w.stem in similar and w.negated == word.negated
+        for c in answer.clauses
+        if not (about and c.entities and not about & c.entities)
+        for w in c.words
+    )
+
+
+def _reason(found: list[str]) -> str:
+    quoted = [f"“{text}”" for text in found if not text.endswith("…")]
+    words = [text.removesuffix("…") for text in found if text.endswith("…")]
+    parts = []
+    if quoted:
+        parts.append("matched " + ", ".join(quoted))
+    if words:
+        parts.append("the point's words " + ", ".join(words))
+    return "; ".join(parts)
+
+
+@lru_cache(maxsize=1024)
+def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> list[_Point]:
+    asked = {w.stem for c in clauses(lower(normalise(question))) for w in c.words}
+    asked_text = lower(normalise(question)).replace(" ", "")
+    asked_quantities = [q for qs in read(question).quantities for q in qs]
+    stems_of = [
+        {w.stem for k in keywords for w in compile_keyword(k).words} for _p, keywords in rubric
+    ]
+    out = []
+    for index, (point, keywords) in enumerate(rubric):
+        others = set().union(*(s for i, s in enumerate(stems_of) if i != index))
+        weighted = []
+        for keyword in keywords:
+            evidence = compile_keyword(keyword)
+            weight = _weight(evidence, asked, asked_text, others)
+            if evidence.quantity and any(close(evidence.quantity, q) for q in asked_quantities):
+                weight = ECHO
+            weighted.append((evidence, weight))
+        own = []
+        for part in clauses(lower(normalise(point))):
+            for word in part.words:
+                if (
+                    word.stem not in asked
+                    and word.stem not in RUBRIC_VERBS
+                    and len(word.stem) > 1
+                    and word.stem not in {w.stem for w in own}
+                ):
+                    own.append(word)
+        out.append(_Point(tuple(weighted), tuple(own), entities(lower(normalise(point)))))
+    return out
+
+
+def _weight(evidence: Evidence, asked: set[str], asked_text: str, others: set[str]) -> float:
+    if evidence.words:
+        stems = [w.stem for w in evidence.words]
+        specific = [s for s in stems if s not in GENERIC and len(s) > 2]
+        if entities(lower(evidence.text)) and len(stems) <= 2:
+            weight = GENERIC_WORD  # "PP", "DP": which strategy, not what is said of it
+        elif len(specific) >= 2:
+            weight = 1.0
+        elif specific:
+            weight = SINGLE_WORD
+        else:
+            weight = GENERIC_PHRASE if len(stems) >= 2 else GENERIC_WORD
+        if all(s in asked for s in stems):
+            weight *= ECHO
+        if all(s in others for s in stems):
+            weight *= SHARED
+        return weight
+    if evidence.formula and evidence.formula in asked_text:
+        return ECHO
+    return 1.0
