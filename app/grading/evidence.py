@@ -46,6 +46,7 @@ class Quantity:
     dimension: str
     base: float  # in the dimension's base unit
     offset: int
+    precise: bool = False  # three significant digits or more, or a decimal point
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,9 @@ def _quantities(text: str) -> list[Quantity]:
             value *= 10.0 ** int(match["exp"] or 0) * 10.0 ** int(match["power"] or 0)
         unit = UNITS[_UNIT_ALIASES[match["unit"]]] if match["unit"] else UNITS[""]
         if math.isfinite(value):
-            out.append(Quantity(value, unit.dimension, value * unit.factor, match.start()))
+            digits = (match["mantissa"] or "").replace(",", "").lstrip("0.")
+            precise = "." in (match["mantissa"] or "") or len(digits.rstrip("0")) >= 3
+            out.append(Quantity(value, unit.dimension, value * unit.factor, match.start(), precise))
     return out
 
 
@@ -146,20 +149,25 @@ def find(
     name only other things than those the point is `about` ("DP all-gathers…" for FSDP's)."""
     affirmed = denied = False
     for index, part in enumerate(answer.clauses):
-        if about and part.entities and not about & part.entities:
-            continue
         if evidence.words:
             hits = _phrase_at(evidence.words, part.words, answer)
         else:
             hits = [
                 (offset, part.negated_at(offset)) for offset in _places(evidence, answer, index)
             ]
-        for _offset, negated in hits:
+        for offset, negated in hits:
+            if not about_the_same(about, part.subject_at(offset)):
+                continue
             denied |= negated
             affirmed |= not negated
         if affirmed:
             break
     return affirmed, denied
+
+
+def about_the_same(about: frozenset[str], subject: frozenset[str]) -> bool:
+    """False when the answer says it of something else than the point is about."""
+    return not (about and subject and not about & subject)
 
 
 def _places(evidence: Evidence, answer: Answer, index: int) -> list[int]:
@@ -169,11 +177,13 @@ def _places(evidence: Evidence, answer: Answer, index: int) -> list[int]:
     return _formula_at(evidence.formula, *answer.compact[index])
 
 
-def close(want: Quantity, got: Quantity) -> bool:
+def close(want: Quantity, got: Quantity, *, strict: bool = False) -> bool:
+    """Equal within TOLERANCE; a precise number typed without its unit ("1120" for
+    "1,120 GB") counts unless `strict`, a small round one ("3" for "3 hours") does not."""
     if want.dimension == got.dimension:
         a, b = want.base, got.base
-    elif got.dimension == "number" and want.dimension != "number":
-        a, b = want.value, got.value  # "1120" for "1,120 GB": the number without its unit
+    elif not strict and got.dimension == "number" and got.precise:
+        a, b = want.value, got.value
     else:
         return False
     return abs(a - b) <= TOLERANCE * abs(a) if a else abs(b) < 1e-12

@@ -6,12 +6,21 @@ repeats the question or is a word every answer in the field uses. Evidence found
 the answer denies it ("it's not a reduce-scatter") counts against the point.
 """
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from app.content.schema import RubricPoint
-from app.grading.evidence import Answer, Evidence, close, compile_keyword, find, read
+from app.grading.evidence import (
+    Answer,
+    Evidence,
+    about_the_same,
+    close,
+    compile_keyword,
+    find,
+    read,
+)
 from app.grading.text import Word, clauses, entities, lower, normalise
 
 # Weights and the threshold, tuned on tests/grading/answers_tuning.yml only.
@@ -23,9 +32,13 @@ ECHO = 0.4  # keyword that only repeats the question
 SHARED = 0.7  # keyword whose words also serve another point of the card
 SUPPORT = 0.35  # each further keyword found adds this share of its weight
 COVERAGE = 0.6  # the point's own words found, as a share of them, times this
+ECHO_COVER = 0.0  # weight in that share of a point's word the question already says
+SHORT_FORMULA = 0.7  # a formula of fewer than FORMULA_SYMBOLS symbols
+FORMULA_SYMBOLS = 4
 MIN_WORDS = 3  # a point of one or two words of its own proves less when they are found
 DENIED = 0.6  # taken off when a strong keyword is found only denied
 
+STRATEGIES = frozenset({"dp", "tp", "pp", "ep", "cp", "sp"})
 GENERIC = {
     "gpu", "memori", "time", "data", "model", "layer", "byte", "comput", "communic", "step",
     "rank", "node", "network", "bandwidth", "weight", "gradient", "paramet", "forward",
@@ -33,7 +46,7 @@ GENERIC = {
     "latency", "first", "after", "between", "count", "half", "origin", "interv", "second",
     "minut", "hour", "optim", "optimiz", "activ", "sequenc", "parallel", "all", "gather",
     "reduc", "scatter", "switch", "link", "size", "number", "cost", "fast", "slow", "larg",
-    "small", "linear", "bias", "total", "ratio", "expert", "batch", "microbatch", "loss",
+    "small", "bias", "total", "ratio", "expert", "batch", "microbatch", "loss",
     "path", "peer", "host", "cpu", "nvlink", "share", "stage", "state", "run", "split",
 }  # fmt: skip
 # Verbs a rubric point opens with ("Names…", "Derives…"): they say what to do, not what to say.
@@ -44,6 +57,9 @@ RUBRIC_VERBS = {
     "evalu", "connect", "relat", "sum", "total", "divid", "multipli", "place", "substitut",
     "contrast", "link", "charg", "rais", "notic", "start", "keep",
 }  # fmt: skip
+
+
+_SYMBOL = re.compile(r"alpha|beta|gamma|delta|tau|psi|sqrt|[a-z0-9]")
 
 
 @dataclass(frozen=True)
@@ -57,7 +73,8 @@ class Check:
 @dataclass(frozen=True)
 class _Point:
     keywords: tuple[tuple[Evidence, float], ...]
-    own_words: tuple[Word, ...]  # the point's words that the question does not already say
+    own_words: tuple[Word, ...]  # the point's own words (rubric verbs left out)
+    own_weights: tuple[float, ...]  # 1, or ECHO_COVER for a word the question says too
     about: frozenset[str]  # the strategies or stages the point speaks of, if any
 
 
@@ -86,9 +103,18 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
     weights.sort(reverse=True)
     score = (weights[0] + SUPPORT * sum(weights[1:])) if weights else 0.0
     if point.own_words:
-        said = [w for w in point.own_words if _said(w, answer, point.about)]
-        score += COVERAGE * len(said) / max(len(point.own_words), MIN_WORDS)
-        found += [f"{w.stem}…" for w in said if not any(w.stem in f.lower() for f in found)]
+        said = [
+            (w, weight)
+            for w, weight in zip(point.own_words, point.own_weights, strict=True)
+            if _said(w, answer, point.about)
+        ]
+        total = max(sum(point.own_weights), MIN_WORDS)
+        score += COVERAGE * sum(weight for _w, weight in said) / total
+        found += [
+            f"{w.stem}…"
+            for w, weight in said
+            if weight == 1 and not any(w.stem in f.lower() for f in found)
+        ]
     if denied >= SINGLE_WORD and not weights:
         score -= DENIED
     return score, found
@@ -97,9 +123,10 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
 def _said(word: Word, answer: Answer, about: frozenset[str]) -> bool:
     similar = answer.similar(word.stem)
     return any(
-        w.stem in similar and w.negated == word.negated
+        w.stem in similar
+        and w.negated == word.negated
+        and about_the_same(about, c.subject_at(w.start))
         for c in answer.clauses
-        if not (about and c.entities and not about & c.entities)
         for w in c.words
     )
 
@@ -130,20 +157,19 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
         for keyword in keywords:
             evidence = compile_keyword(keyword)
             weight = _weight(evidence, asked, asked_text, others)
-            if evidence.quantity and any(close(evidence.quantity, q) for q in asked_quantities):
+            if evidence.quantity and any(
+                close(evidence.quantity, q, strict=True) for q in asked_quantities
+            ):
                 weight = ECHO
             weighted.append((evidence, weight))
-        own = []
+        own: dict[str, Word] = {}
         for part in clauses(lower(normalise(point))):
             for word in part.words:
-                if (
-                    word.stem not in asked
-                    and word.stem not in RUBRIC_VERBS
-                    and len(word.stem) > 1
-                    and word.stem not in {w.stem for w in own}
-                ):
-                    own.append(word)
-        out.append(_Point(tuple(weighted), tuple(own), entities(lower(normalise(point)))))
+                if word.stem not in RUBRIC_VERBS and len(word.stem) > 1:
+                    own.setdefault(word.stem, word)
+        own_weights = tuple(ECHO_COVER if stem in asked else 1.0 for stem in own)
+        about = entities(lower(normalise(point)))
+        out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about))
     return out
 
 
@@ -151,7 +177,8 @@ def _weight(evidence: Evidence, asked: set[str], asked_text: str, others: set[st
     if evidence.words:
         stems = [w.stem for w in evidence.words]
         specific = [s for s in stems if s not in GENERIC and len(s) > 2]
-        if entities(lower(evidence.text)) and len(stems) <= 2:
+        named = entities(lower(evidence.text))
+        if named and named <= STRATEGIES and len(stems) <= 2:
             weight = GENERIC_WORD  # "PP", "DP": which strategy, not what is said of it
         elif len(specific) >= 2:
             weight = 1.0
@@ -166,4 +193,6 @@ def _weight(evidence: Evidence, asked: set[str], asked_text: str, others: set[st
         return weight
     if evidence.formula and evidence.formula in asked_text:
         return ECHO
+    if evidence.formula and len(_SYMBOL.findall(evidence.formula)) < FORMULA_SYMBOLS:
+        return SHORT_FORMULA  # "K/B", "1/M": found in many formulas that are not this one
     return 1.0

@@ -38,6 +38,7 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).translate(_DASHES).translate(_TIMES)
     text = "".join(f" {GREEK[c]} " if c in GREEK else c for c in text)
     text = re.sub(r"(?<=[\d)]) (?=(?:alpha|beta|gamma|delta|tau|psi)\b)", "", text)
+    text = re.sub(r"(?<=\d)\s*\*(?!\s*[\w(])", "x", text)  # "1.5×": a ratio
     return _PSI_P.sub(r"\1psi", text)
 
 
@@ -46,6 +47,7 @@ def lower(text: str) -> str:
     text = text.lower()
     text = _CONTRACTIONS.sub(lambda m: {"ca": "can", "wo": "will"}.get(m[1], m[1]) + " not", text)
     text = re.sub(r"\b(can't|cannot)\b", "can not", text)
+    text = re.sub(r"\bre-(?=[a-z])", "re", text)  # re-gather, re-shard
     return _ISE.sub(lambda m: m[0] if m[1] in _ISE_KEEP else f"{m[1]}iz{m[2]}", text)
 
 
@@ -101,24 +103,45 @@ _JOINED = {("micro", "batch"): "microbatch", ("micro", "batches"): "microbatch"}
 _JOINED |= {("cut", "in", "half"): "halv", ("by", "half"): "halv", ("zero", "bubble"): "zb"}
 _JOINED |= {("zb", "h1"): "zb"}
 
-# What a comparison is about: a clause naming some of these speaks of them, not of the others.
-ENTITIES = {
-    "dp": "dp", "ddp": "dp", "tp": "tp", "pp": "pp", "ep": "ep", "cp": "cp", "sp": "sp",
-    "fsdp": "zero3", "zero3": "zero3", "z3": "zero3", "zero1": "zero1", "z1": "zero1",
-    "zero2": "zero2", "z2": "zero2", "1f1b": "1f1b", "gpipe": "gpipe", "dualpipe": "dualpipe",
-    "pix": "pix", "pxb": "pxb", "phb": "phb", "sys": "sys", "pxn": "pxn",
-}  # fmt: skip
-_ENTITY_PHRASES = {
-    ("data", "parallel"): "dp", ("data", "parallelism"): "dp", ("tensor", "parallel"): "tp",
-    ("tensor", "parallelism"): "tp", ("pipeline", "parallel"): "pp",
-    ("pipeline", "parallelism"): "pp", ("expert", "parallel"): "ep",
-    ("expert", "parallelism"): "ep", ("context", "parallel"): "cp",
-    ("context", "parallelism"): "cp", ("sequence", "parallelism"): "sp",
-    ("zero", "3"): "zero3", ("zero", "1"): "zero1", ("zero", "2"): "zero2",
-    ("stage", "3"): "zero3", ("stage", "1"): "zero1", ("stage", "2"): "zero2",
-    ("stages", "1"): "zero1",
-}  # fmt: skip
-_ENTITY_TOKEN = re.compile(r"[a-z0-9]+")
+# What a comparison is about: "DP all-reduces…, TP uses…" says each thing of its own subject.
+_SUBJECT = re.compile(
+    r"\b(?:zero|z)[- ]?(?P<zero>[123])(?:/(?P<zero2>[123]))?\b"
+    r"|\bstages? (?P<stage>[123])(?: and (?P<stage2>[123]))?\b"
+    r"|\b(?P<name>ddp|dp|tp|pp|ep|cp|sp|fsdp|1f1b|gpipe|dualpipe|pix|pxb|phb|sys|pxn)\b"
+    r"|\b(?P<kind>data|tensor|pipeline|expert|context|sequence)[- ]parallel(?:ism)?\b"
+)
+_KINDS = {"data": "dp", "tensor": "tp", "pipeline": "pp", "expert": "ep", "context": "cp"}
+_KINDS |= {"sequence": "sp", "ddp": "dp", "fsdp": "zero3"}
+_TOGETHER = re.compile(r"[\s,/&+x]*(?:and|or|vs|versus)?[\s,/&+]*")
+
+
+def _subject_of(match: re.Match[str]) -> set[str]:
+    if match["name"]:
+        return {_KINDS.get(match["name"], match["name"])}
+    if match["kind"]:
+        return {_KINDS[match["kind"]]}
+    numbers = [match[g] for g in ("zero", "zero2", "stage", "stage2") if match[g]]
+    return {f"zero{n}" for n in numbers}
+
+
+def subjects(text: str) -> list[tuple[int, frozenset[str]]]:
+    """Where the text's subject changes, and to what; "PP and DP" is one subject of two."""
+    out: list[tuple[int, frozenset[str]]] = []
+    end = -1
+    for match in _SUBJECT.finditer(text):
+        names = _subject_of(match)
+        if out and _TOGETHER.fullmatch(text[end : match.start()]):
+            out[-1] = (out[-1][0], out[-1][1] | names)
+        else:
+            out.append((match.start(), frozenset(names)))
+        end = match.end()
+    return out
+
+
+def entities(text: str) -> frozenset[str]:
+    """Everything the text names as a subject."""
+    return frozenset().union(*(names for _start, names in subjects(text)))
+
 
 NEGATIONS = {"not", "no", "never", "without", "neither", "nor", "nothing", "none", "nobody"}
 # Two- and three-word cues: what follows them is denied ("rather than X", "wrong to say X").
@@ -130,6 +153,13 @@ NEGATING_PHRASES = (
     ("not", "true", "that"),
     ("as", "opposed", "to"),
 )
+# "X isn't involved", "X doesn't matter": the negation denies what came before it.
+DENYING_PREDICATES = {
+    "involved", "matter", "matters", "help", "helps", "needed", "necessary", "true", "correct",
+    "right", "relevant", "apply", "applies", "used", "happen", "happens", "change", "changes",
+    "work", "works", "count", "counts",
+}  # fmt: skip
+AFTER_DENIALS = {"wrong", "false", "incorrect", "untrue", "myth"}  # "X is wrong"
 # What ends a negation's reach within a clause.
 SCOPE_BREAKERS = {
     "but", "so", "because", "since", "which", "while", "whereas", "although", "though",
@@ -173,16 +203,30 @@ class Clause:
     text: str
     words: tuple[Word, ...]
     denied: tuple[tuple[int, int], ...]  # offsets [start, end) within reach of a negation
-    entities: frozenset[str] = frozenset()  # the strategies, stages, paths it speaks of
+    subjects: tuple[tuple[int, frozenset[str]], ...] = ()  # (offset, what it speaks of)
+    inherited: frozenset[str] = frozenset()  # the subject of the statement before
 
     def negated_at(self, offset: int) -> bool:
         return any(start <= offset < end for start, end in self.denied)
+
+    def subject_at(self, offset: int) -> frozenset[str]:
+        """The strategies or stages the text at `offset` speaks of (empty: not said)."""
+        current = self.inherited
+        for start, names in self.subjects:
+            if start > offset:
+                break
+            current = names
+        return current
+
+    @property
+    def last_subject(self) -> frozenset[str]:
+        return self.subjects[-1][1] if self.subjects else self.inherited
 
 
 _TOKEN = re.compile(r"[a-z][a-z0-9_']*|w/|[,(]")
 
 
-def clause(text: str) -> Clause:
+def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
     """Read one clause: stemmed content words (abbreviations spelt out) and their polarity."""
     raw: list[tuple[str, int]] = []
     for match in _TOKEN.finditer(text):
@@ -201,24 +245,20 @@ def clause(text: str) -> Clause:
             active, since = True, start + len(token)
     if active:
         denied.append((since, len(text)))
+    for index, token in enumerate(tokens):
+        after = tokens[index + 1 : index + 3]
+        if (token == "not" and any(t in DENYING_PREDICATES for t in after)) or (
+            token in AFTER_DENIALS and index > 0 and tokens[index - 1] in {"is", "are", "was"}
+        ):
+            start = max((s for t, s in raw[:index] if t in ",("), default=0)
+            denied.append((start, raw[index][1]))
+            flags = [f or start <= s < raw[index][1] for f, (_t, s) in zip(flags, raw, strict=True)]
     content = tuple(
         Word(stem(token), start, neg)
         for (token, start), neg in zip(raw, flags, strict=True)
         if token not in STOPWORDS and token not in SCOPE_BREAKERS and token not in ",("
     )
-    return Clause(text, content, tuple(denied), entities(text))
-
-
-def entities(text: str) -> frozenset[str]:
-    """The parallelism strategies, ZeRO stages, schedules or PCIe paths the text names."""
-    tokens = _ENTITY_TOKEN.findall(text.replace("zero-", "zero").replace("zero ", "zero"))
-    found = {ENTITIES[t] for t in tokens if t in ENTITIES}
-    found |= {
-        _ENTITY_PHRASES[p] for p in zip(tokens, tokens[1:], strict=False) if p in _ENTITY_PHRASES
-    }
-    if re.search(r"\bz(?:ero)?-?1/2\b|stages? 1 and 2", text):
-        found |= {"zero1", "zero2"}
-    return frozenset(found)
+    return Clause(text, content, tuple(denied), tuple(subjects(text)), inherited)
 
 
 def _join(raw: list[tuple[str, int]]) -> list[tuple[str, int]]:
@@ -248,4 +288,8 @@ def _cue_at(tokens: list[str], index: int, *, end: bool = False) -> bool:
 
 def clauses(text: str) -> list[Clause]:
     """The normalised text cut where each statement ends."""
-    return [clause(piece) for piece in _CLAUSE_END.split(text) if piece.strip()]
+    out: list[Clause] = []
+    for piece in _CLAUSE_END.split(text):
+        if piece.strip():
+            out.append(clause(piece, out[-1].last_subject if out else frozenset()))
+    return out
