@@ -24,6 +24,7 @@ from app.db import Database
 from app.plan.service import PlanCache
 from app.web import (
     auth,
+    check,
     data,
     drills,
     errors,
@@ -135,7 +136,19 @@ def create_app(
     app.include_router(auth.router, responses=errors.ERROR_RESPONSES)
     # In accounts mode every feature, content included, is for signed-in members.
     members = [Depends(require_signed_in)]
-    for module in (topics, drills, review, plan, stats, settings_pages, mock, search, labs, data):
+    for module in (
+        topics,
+        check,
+        drills,
+        review,
+        plan,
+        stats,
+        settings_pages,
+        mock,
+        search,
+        labs,
+        data,
+    ):
         app.include_router(module.router, dependencies=members, responses=errors.ERROR_RESPONSES)
     for pages in (glossary_pages, errata_pages):
         app.include_router(pages.router, dependencies=members, responses=errors.ERROR_RESPONSES)

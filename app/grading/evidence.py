@@ -87,7 +87,7 @@ def read(text: str) -> Answer:
     parts = clauses(lower(normalise(text)))
     stems = {word.stem for part in parts for word in part.words}
     return Answer(
-        parts, [_compact(part.text) for part in parts], [_quantities(p.text) for p in parts],
+        parts, [compact(part.text) for part in parts], [_quantities(p.text) for p in parts],
         stems, {},
     )  # fmt: skip
 
@@ -98,7 +98,7 @@ def compile_keyword(keyword: str) -> Evidence:
     if len(found) == 1 and _is_whole(text, found[0]):
         return Evidence(keyword, quantity=found[0])
     if _OPERATOR.search(text):
-        return Evidence(keyword, formula=_compact(text)[0])
+        return Evidence(keyword, formula=compact(text)[0])
     words = tuple(w for part in clauses(text) for w in part.words)
     return Evidence(keyword, words=words)
 
@@ -124,7 +124,7 @@ def _quantities(text: str) -> list[Quantity]:
     return out
 
 
-def _compact(text: str) -> tuple[str, list[bool], list[int]]:
+def compact(text: str) -> tuple[str, list[bool], list[int]]:
     """The text without spaces or multiplication signs, remembering where they were."""
     chars: list[str] = []
     soft: list[bool] = []
@@ -174,7 +174,7 @@ def _places(evidence: Evidence, answer: Answer, index: int) -> list[int]:
     if evidence.quantity is not None:
         want = evidence.quantity
         return [got.offset for got in answer.quantities[index] if close(want, got)]
-    return _formula_at(evidence.formula, *answer.compact[index])
+    return formula_at(evidence.formula, *answer.compact[index])
 
 
 def close(want: Quantity, got: Quantity, *, strict: bool = False) -> bool:
@@ -189,7 +189,7 @@ def close(want: Quantity, got: Quantity, *, strict: bool = False) -> bool:
     return abs(a - b) <= TOLERANCE * abs(a) if a else abs(b) < 1e-12
 
 
-def _formula_at(formula: str, text: str, soft: list[bool], offsets: list[int]) -> list[int]:
+def formula_at(formula: str, text: str, soft: list[bool], offsets: list[int]) -> list[int]:
     out = []
     start = text.find(formula)
     while start >= 0:

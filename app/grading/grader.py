@@ -17,8 +17,10 @@ from app.grading.evidence import (
     Evidence,
     about_the_same,
     close,
+    compact,
     compile_keyword,
     find,
+    formula_at,
     read,
 )
 from app.grading.text import Word, clauses, entities, lower, normalise
@@ -152,11 +154,12 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
     ]
     out = []
     for index, (point, keywords) in enumerate(rubric):
+        point_text = compact(lower(normalise(point)))
         others = set().union(*(s for i, s in enumerate(stems_of) if i != index))
         weighted = []
         for keyword in keywords:
             evidence = compile_keyword(keyword)
-            weight = _weight(evidence, asked, asked_text, others)
+            weight = _weight(evidence, asked, asked_text, others, point_text)
             if evidence.quantity and any(
                 close(evidence.quantity, q, strict=True) for q in asked_quantities
             ):
@@ -173,7 +176,13 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
     return out
 
 
-def _weight(evidence: Evidence, asked: set[str], asked_text: str, others: set[str]) -> float:
+def _weight(
+    evidence: Evidence,
+    asked: set[str],
+    asked_text: str,
+    others: set[str],
+    point_text: tuple[str, list[bool], list[int]],
+) -> float:
     if evidence.words:
         stems = [w.stem for w in evidence.words]
         specific = [s for s in stems if s not in GENERIC and len(s) > 2]
@@ -193,6 +202,7 @@ def _weight(evidence: Evidence, asked: set[str], asked_text: str, others: set[st
         return weight
     if evidence.formula and evidence.formula in asked_text:
         return ECHO
-    if evidence.formula and len(_SYMBOL.findall(evidence.formula)) < FORMULA_SYMBOLS:
-        return SHORT_FORMULA  # "K/B", "1/M": found in many formulas that are not this one
+    short = evidence.formula and len(_SYMBOL.findall(evidence.formula)) < FORMULA_SYMBOLS
+    if short and not formula_at(evidence.formula, *point_text):
+        return SHORT_FORMULA  # "K/B", "1/M": in many formulas, unless the point's own
     return 1.0

@@ -99,7 +99,8 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "halving": ("halv",),
     "gpipe": ("gpipe",),
 }
-_JOINED = {("micro", "batch"): "microbatch", ("micro", "batches"): "microbatch"}
+_JOINED: dict[tuple[str, ...], str] = {("micro", "batch"): "microbatch"}
+_JOINED |= {("micro", "batches"): "microbatch"}
 _JOINED |= {("cut", "in", "half"): "halv", ("by", "half"): "halv", ("zero", "bubble"): "zb"}
 _JOINED |= {("zb", "h1"): "zb"}
 
@@ -177,10 +178,10 @@ STOPWORDS = {
     "only", "still", "both", "vs", "versus", "thats", "that's", "theres", "there's",
 } | NEGATIONS  # fmt: skip
 
-# A statement ends at a full stop, a semicolon, an arrow, a dash between spaces, a blank line
+# A statement ends at a full stop, a semicolon, an arrow, a dash between words, a blank line
 # or a new item of a list; a single line break is only the box wrapping a long line.
 _CLAUSE_END = re.compile(
-    r"[.!?;]+(?=\s|$)|;|\n\s*\n|\n\s*(?=[-*•]\s|\d+[.)]\s)|\s-+>\s?|\s-{1,2}\s"
+    r"[.!?;]+(?=\s|$)|;|\n\s*\n|\n\s*(?=[-*•]\s|\d+[.)]\s)|\s-+>\s?|(?<=[a-z]{2})\s-{1,2}\s(?=[a-z]{2})"
 )
 
 
