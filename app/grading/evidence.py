@@ -31,9 +31,9 @@ _UNIT_ALIASES = {
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNIT_ALIASES), key=len, reverse=True))
 _QUANTITY = re.compile(
     rf"""(?<![\w.^/])
-    (?:(?P<mantissa>\d[\d,]*(?:\.\d+)?|\.\d+)(?:e(?P<exp>[-+]?\d+))?
-       (?:\s*\*?\s*10\s*\^\s*\(?(?P<power>[-+]?\d+)\)?)?
-     |10\s*\^\s*\(?(?P<bare_power>[-+]?\d+)\)?)
+    (?:10\s*\^\s*\(?(?P<bare_power>[-+]?\d+)\)?
+     |(?P<mantissa>\d[\d,]*(?:\.\d+)?|\.\d+)(?:e(?P<exp>[-+]?\d+))?
+       (?:\s*\*?\s*10\s*\^\s*\(?(?P<power>[-+]?\d+)\)?)?(?!\s*\^))
     \s?(?P<unit>{_UNIT_RE})?(?![\w(])""",
     re.VERBOSE,
 )
@@ -79,6 +79,8 @@ class Answer:
                     stem, self.stems, scorer=fuzz.ratio, score_cutoff=FUZZY, limit=None
                 )
                 found |= {hit for hit, _score, _key in hits if hit[0] == stem[0]}
+            if len(stem) >= 6:  # "fragmentaton" for "fragmentation": its stem is untouched
+                found |= {s for s in self.stems if s.startswith(stem)}
             self._fuzzy[stem] = found
         return found
 

@@ -46,8 +46,8 @@ GENERIC = {
     "rank", "node", "network", "bandwidth", "weight", "gradient", "paramet", "forward",
     "backward", "default", "ring", "tree", "load", "send", "token", "overlap", "latenc",
     "latency", "first", "after", "between", "count", "half", "origin", "interv", "second",
-    "minut", "hour", "optim", "optimiz", "activ", "sequenc", "parallel", "all", "gather",
-    "reduc", "scatter", "switch", "link", "size", "number", "cost", "fast", "slow", "larg",
+    "minut", "hour", "optim", "optimiz", "activ", "sequenc", "parallel", "all",
+    "reduc", "switch", "link", "size", "number", "cost", "fast", "slow", "larg",
     "small", "bias", "total", "ratio", "expert", "batch", "microbatch", "loss",
     "path", "peer", "host", "cpu", "nvlink", "share", "stage", "state", "run", "split",
 }  # fmt: skip

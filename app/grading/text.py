@@ -25,7 +25,7 @@ GREEK = {
 _CONTRACTIONS = re.compile(
     r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|could|should|would|need)(?:n't|nt)\b"
 )
-_ISE = re.compile(r"\b([a-z]{4,})is(e|ed|es|ing|ation|ations)\b")
+_ISE = re.compile(r"\b([a-z]{4,})is(e|ed|es|er|ers|ing|ation|ations)\b")
 _ISE_KEEP = {"prec", "otherw", "likew", "exerc", "prom", "adv", "surpr", "comprom", "rev"}
 # "4P + 12P/N": a capital P standing alone, or after a coefficient, is the parameter count.
 _PSI_P = re.compile(r"(?<![A-Za-z])(\d*)P(?![A-Za-z0-9(])")
