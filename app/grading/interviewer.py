@@ -89,8 +89,12 @@ def _post(url: str, body: dict[str, Any], timeout_s: float) -> Any:
         headers={"Content-Type": "application/json", "Accept": "application/json"},
         method="POST",
     )
-    with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310
-        return json.loads(response.read(1_000_000))
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310
+            return json.loads(response.read(1_000_000))
+    except urllib.error.HTTPError as error:
+        error.close()  # it holds the connection open otherwise
+        raise OSError(f"HTTP {error.code} from {url}") from None
 
 
 def parse(reply: Any, points: int) -> Opinion:
