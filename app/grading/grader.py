@@ -26,18 +26,17 @@ from app.grading.evidence import (
 from app.grading.text import Word, clauses, entities, lower, normalise
 
 # Weights and the threshold, tuned on tests/grading/answers_tuning.yml only.
-THRESHOLD = 1.0
+THRESHOLD = 0.9
 SINGLE_WORD = 0.7  # a keyword of one ordinary word
 GENERIC_WORD = 0.35  # one word every answer in the field uses
-GENERIC_PHRASE = 0.5  # a phrase of such words ("all-gather", "per step")
+GENERIC_PHRASE = 0.4  # a phrase of such words ("all-gather", "per step")
 ECHO = 0.4  # keyword that only repeats the question
-SHARED = 0.7  # keyword whose words also serve another point of the card
 SUPPORT = 0.35  # each further keyword found adds this share of its weight
 COVERAGE = 0.6  # the point's own words found, as a share of them, times this
 ECHO_COVER = 0.0  # weight in that share of a point's word the question already says
-SHORT_FORMULA = 0.7  # a formula of fewer than FORMULA_SYMBOLS symbols
+SHORT_FORMULA = 0.5  # a formula of fewer than FORMULA_SYMBOLS symbols
 FORMULA_SYMBOLS = 4
-MIN_WORDS = 3  # a point of one or two words of its own proves less when they are found
+MIN_WORDS = 4  # a point of one or two words of its own proves less when they are found
 DENIED = 0.6  # taken off when a strong keyword is found only denied
 
 STRATEGIES = frozenset({"dp", "tp", "pp", "ep", "cp", "sp"})
@@ -149,17 +148,13 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
     asked = {w.stem for c in clauses(lower(normalise(question))) for w in c.words}
     asked_text = lower(normalise(question)).replace(" ", "")
     asked_quantities = [q for qs in read(question).quantities for q in qs]
-    stems_of = [
-        {w.stem for k in keywords for w in compile_keyword(k).words} for _p, keywords in rubric
-    ]
     out = []
-    for index, (point, keywords) in enumerate(rubric):
+    for point, keywords in rubric:
         point_text = compact(lower(normalise(point)))
-        others = set().union(*(s for i, s in enumerate(stems_of) if i != index))
         weighted = []
         for keyword in keywords:
             evidence = compile_keyword(keyword)
-            weight = _weight(evidence, asked, asked_text, others, point_text)
+            weight = _weight(evidence, asked, asked_text, point_text)
             if evidence.quantity and any(
                 close(evidence.quantity, q, strict=True) for q in asked_quantities
             ):
@@ -180,7 +175,6 @@ def _weight(
     evidence: Evidence,
     asked: set[str],
     asked_text: str,
-    others: set[str],
     point_text: tuple[str, list[bool], list[int]],
 ) -> float:
     if evidence.words:
@@ -197,8 +191,6 @@ def _weight(
             weight = GENERIC_PHRASE if len(stems) >= 2 else GENERIC_WORD
         if all(s in asked for s in stems):
             weight *= ECHO
-        if all(s in others for s in stems):
-            weight *= SHARED
         return weight
     if evidence.formula and evidence.formula in asked_text:
         return ECHO
