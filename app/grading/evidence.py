@@ -57,6 +57,9 @@ class Evidence:
     quantity: Quantity | None = None
     formula: str = ""
     words: tuple[Word, ...] = ()
+    # A keyword of formulas and words ("3Ψ total", "466 interruptions") is also found when
+    # each of its parts is, in one statement, not only when typed exactly so.
+    parts: tuple["Evidence", ...] = ()
 
 
 @dataclass
@@ -100,9 +103,20 @@ def compile_keyword(keyword: str) -> Evidence:
     if len(found) == 1 and _is_whole(text, found[0]):
         return Evidence(keyword, quantity=found[0])
     if _OPERATOR.search(text):
-        return Evidence(keyword, formula=compact(text)[0])
+        return Evidence(keyword, formula=compact(text)[0], parts=_parts(text))
     words = tuple(w for part in clauses(text) for w in part.words)
     return Evidence(keyword, words=words)
+
+
+def _parts(text: str) -> tuple[Evidence, ...]:
+    tokens = text.split()
+    symbols = [t for t in tokens if _OPERATOR.search(t) and re.search(r"[a-z0-9]", t)]
+    named = [t for t in tokens if not _OPERATOR.search(t) and re.fullmatch(r"[a-z]{3,}", t)]
+    if not symbols or not named or named[0] in _UNIT_ALIASES:
+        return ()
+    parts = [compile_keyword(t) for t in symbols]
+    words = tuple(w for part in clauses(" ".join(named)) for w in part.words)
+    return (*parts, Evidence(" ".join(named), words=words)) if words else ()
 
 
 def _is_whole(text: str, quantity: Quantity) -> bool:
@@ -150,20 +164,31 @@ def find(
     """Whether the evidence is in the answer (affirmed, denied), leaving out statements that
     name only other things than those the point is `about` ("DP all-gathers…" for FSDP's)."""
     affirmed = denied = False
-    for index, part in enumerate(answer.clauses):
-        if evidence.words:
-            hits = _phrase_at(evidence.words, part.words, answer)
-        else:
-            hits = [
-                (offset, part.negated_at(offset)) for offset in _places(evidence, answer, index)
-            ]
-        for offset, negated in hits:
-            if not about_the_same(about, part.subject_at(offset)):
-                continue
-            denied |= negated
-            affirmed |= not negated
+    for index in range(len(answer.clauses)):
+        yes, no = _in_clause(evidence, answer, index, about)
+        if not yes and evidence.parts:
+            found = [_in_clause(part, answer, index, about) for part in evidence.parts]
+            yes = all(y for y, _n in found)
+            no = no or (all(y or n for y, n in found) and any(n for _y, n in found))
+        affirmed, denied = affirmed or yes, denied or no
         if affirmed:
             break
+    return affirmed, denied
+
+
+def _in_clause(
+    evidence: Evidence, answer: Answer, index: int, about: frozenset[str]
+) -> tuple[bool, bool]:
+    part = answer.clauses[index]
+    if evidence.words:
+        hits = _phrase_at(evidence.words, part.words, answer)
+    else:
+        hits = [(offset, part.negated_at(offset)) for offset in _places(evidence, answer, index)]
+    affirmed = denied = False
+    for offset, negated in hits:
+        if about_the_same(about, part.subject_at(offset)):
+            denied |= negated
+            affirmed |= not negated
     return affirmed, denied
 
 

@@ -34,7 +34,8 @@ ECHO = 0.4  # keyword that only repeats the question
 SUPPORT = 0.35  # each further keyword found adds this share of its weight
 COVERAGE = 0.6  # the point's own words found, as a share of them, times this
 ECHO_COVER = 0.0  # weight in that share of a point's word the question already says
-SHORT_FORMULA = 0.5  # a formula of fewer than FORMULA_SYMBOLS symbols
+SHORT_FORMULA = 0.5
+POINT_FORMULA = 0.7  # a formula of fewer than FORMULA_SYMBOLS symbols
 FORMULA_SYMBOLS = 4
 MIN_WORDS = 4  # a point of one or two words of its own proves less when they are found
 DENIED = 0.6  # taken off when a strong keyword is found only denied
@@ -61,6 +62,23 @@ RUBRIC_VERBS = {
 
 
 _SYMBOL = re.compile(r"alpha|beta|gamma|delta|tau|psi|sqrt|[a-z0-9]")
+
+
+_GREEK_LETTER = "ΨψαβγδτΔεθλμσρπφω"
+_FORMULA_MARK = re.compile(rf"[/(^+=√·×]|[{_GREEK_LETTER}]|\d[A-Z{_GREEK_LETTER}]\b")
+
+
+def _formulas(point: str) -> list[str]:
+    """The formulas a rubric point writes out ("2(N−1)K/N", "16Ψ/N", "2K"), whole."""
+    out = []
+    for raw in point.split():
+        token = raw.strip(".,;:")
+        if token.count("(") != token.count(")"):
+            token = token.strip("()")
+        symbols = len(_SYMBOL.findall(lower(normalise(token))))
+        if token.count("(") == token.count(")") and _FORMULA_MARK.search(token) and symbols > 1:
+            out.append(token)
+    return out
 
 
 @dataclass(frozen=True)
@@ -116,7 +134,7 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
             for w, weight in said
             if weight == 1 and not any(w.stem in f.lower() for f in found)
         ]
-    if denied >= SINGLE_WORD and not weights:
+    if denied >= SINGLE_WORD:
         score -= DENIED
     return score, found
 
@@ -160,6 +178,13 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
             ):
                 weight = ECHO
             weighted.append((evidence, weight))
+        known = {e.formula for e, _w in weighted if e.formula}
+        for token in _formulas(point):
+            evidence = compile_keyword(token)
+            if evidence.formula and evidence.formula not in known:
+                known.add(evidence.formula)
+                weight = _weight(evidence, asked, asked_text, point_text)
+                weighted.append((evidence, min(weight, POINT_FORMULA)))
         own: dict[str, Word] = {}
         for part in clauses(lower(normalise(point))):
             for word in part.words:

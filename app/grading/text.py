@@ -28,7 +28,7 @@ _CONTRACTIONS = re.compile(
 _ISE = re.compile(r"\b([a-z]{4,})is(e|ed|es|er|ers|ing|ation|ations)\b")
 _ISE_KEEP = {"prec", "otherw", "likew", "exerc", "prom", "adv", "surpr", "comprom", "rev"}
 # "4P + 12P/N": a capital P standing alone, or after a coefficient, is the parameter count.
-_PSI_P = re.compile(r"(?<![A-Za-z])(\d*)P(?![A-Za-z0-9(])")
+_PSI_P = re.compile(r"(?<![A-Za-z0-9])(\d*)P(?![A-Za-z0-9(])")
 
 
 def normalise(text: str) -> str:
@@ -113,6 +113,10 @@ _SUBJECT = re.compile(
 )
 _KINDS = {"data": "dp", "tensor": "tp", "pipeline": "pp", "expert": "ep", "context": "cp"}
 _KINDS |= {"sequence": "sp", "ddp": "dp", "fsdp": "zero3"}
+_OBJECT = re.compile(
+    r"\b(?:as|than|like|vs|versus|to|with|of|from|over|behind|inside|within|outside|beside)"
+    r"(?:\s+(?:the|a|an|plain|pure|regular|normal|vanilla|ordinary))?\s+$"
+)
 _TOGETHER = re.compile(r"[\s,/&+x]*(?:and|or|vs|versus)?[\s,/&+]*")
 
 
@@ -131,6 +135,8 @@ def subjects(text: str) -> list[tuple[int, frozenset[str]]]:
     end = -1
     for match in _SUBJECT.finditer(text):
         names = _subject_of(match)
+        if out and _OBJECT.search(text[: match.start()]):
+            continue  # "the same as plain DP": DP is compared with, not spoken of
         if out and _TOGETHER.fullmatch(text[end : match.start()]):
             out[-1] = (out[-1][0], out[-1][1] | names)
         else:
