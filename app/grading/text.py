@@ -104,6 +104,8 @@ _JOINED |= {("micro", "batches"): "microbatch"}
 _JOINED |= {("cut", "in", "half"): "halv", ("by", "half"): "halv", ("zero", "bubble"): "zb"}
 _JOINED |= {("zb", "h1"): "zb"}
 
+_JOIN_FIRST = {key[0] for key in _JOINED}
+
 # What a comparison is about: "DP all-reduces…, TP uses…" says each thing of its own subject.
 _SUBJECT = re.compile(
     r"\b(?:zero|z)[- ]?(?P<zero>[123])(?:/(?P<zero2>[123]))?\b"
@@ -167,6 +169,8 @@ DENYING_PREDICATES = {
     "work", "works", "count", "counts",
 }  # fmt: skip
 AFTER_DENIALS = {"wrong", "false", "incorrect", "untrue", "myth"}  # "X is wrong"
+_CUE_FIRST = {phrase[0] for phrase in NEGATING_PHRASES}
+_CUE_LAST = {phrase[-1] for phrase in NEGATING_PHRASES}
 # What ends a negation's reach within a clause.
 SCOPE_BREAKERS = {
     "but", "so", "because", "since", "which", "while", "whereas", "although", "though",
@@ -183,6 +187,7 @@ STOPWORDS = {
     "makes", "very", "much", "more", "most", "some", "here", "since", "because", "if",
     "only", "still", "both", "vs", "versus", "thats", "that's", "theres", "there's",
 } | NEGATIONS  # fmt: skip
+_NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "("}
 
 # A statement ends at a full stop, a semicolon, an arrow, a dash between words, a blank line
 # or a new item of a list; a single line break is only the box wrapping a long line.
@@ -263,7 +268,7 @@ def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
     content = tuple(
         Word(stem(token), start, neg)
         for (token, start), neg in zip(raw, flags, strict=True)
-        if token not in STOPWORDS and token not in SCOPE_BREAKERS and token not in ",("
+        if token not in _NOT_CONTENT
     )
     return Clause(text, content, tuple(denied), tuple(subjects(text)), inherited)
 
@@ -272,6 +277,10 @@ def _join(raw: list[tuple[str, int]]) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     index = 0
     while index < len(raw):
+        if raw[index][0] not in _JOIN_FIRST:
+            out.append(raw[index])
+            index += 1
+            continue
         for size in (3, 2):
             key = tuple(token for token, _ in raw[index : index + size])
             if key in _JOINED:
@@ -286,6 +295,8 @@ def _join(raw: list[tuple[str, int]]) -> list[tuple[str, int]]:
 
 def _cue_at(tokens: list[str], index: int, *, end: bool = False) -> bool:
     """A negating phrase starts (or, with `end`, ends) at `index`."""
+    if tokens[index] not in (_CUE_LAST if end else _CUE_FIRST):
+        return False
     for phrase in NEGATING_PHRASES:
         start = index - len(phrase) + 1 if end else index
         if start >= 0 and tuple(tokens[start : start + len(phrase)]) == phrase:
