@@ -23,7 +23,8 @@ from app.grading.evidence import (
     formula_at,
     read,
 )
-from app.grading.text import Word, clauses, entities, lower, normalise
+from app.grading.subjects import entities
+from app.grading.text import Word, clauses, lower, normalise
 
 # Weights and the threshold, tuned on tests/grading/answers_tuning.yml only.
 THRESHOLD = 0.9
@@ -33,11 +34,11 @@ GENERIC_PHRASE = 0.4  # a phrase of such words ("all-gather", "per step")
 ECHO = 0.4  # keyword that only repeats the question
 SUPPORT = 0.35  # each further keyword found adds this share of its weight
 COVERAGE = 0.6  # the point's own words found, as a share of them, times this
-ECHO_COVER = 0.0  # weight in that share of a point's word the question already says
-SHORT_FORMULA = 0.5
-POINT_FORMULA = 0.7  # a formula of fewer than FORMULA_SYMBOLS symbols
+ECHO_COVER = 0.0  # weight, in that share, of a point's word the question already says
+SHORT_FORMULA = 0.5  # a formula of fewer than FORMULA_SYMBOLS symbols ("K/B", "1/M")
 FORMULA_SYMBOLS = 4
-MIN_WORDS = 4  # a point of one or two words of its own proves less when they are found
+POINT_FORMULA = 0.7  # a formula written in the point itself, not among its keywords
+MIN_WORDS = 4  # a point with fewer words of its own proves less when they are found
 DENIED = 0.6  # taken off when a strong keyword is found only denied
 
 STRATEGIES = frozenset({"dp", "tp", "pp", "ep", "cp", "sp"})
@@ -62,8 +63,6 @@ RUBRIC_VERBS = {
 
 
 _SYMBOL = re.compile(r"alpha|beta|gamma|delta|tau|psi|sqrt|[a-z0-9]")
-
-
 _GREEK_LETTER = "ΨψαβγδτΔεθλμσρπφω"
 _FORMULA_MARK = re.compile(rf"[/(^+=√·×]|[{_GREEK_LETTER}]|\d[A-Z{_GREEK_LETTER}]\b")
 

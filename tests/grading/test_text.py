@@ -1,7 +1,8 @@
 """Notation, abbreviations, numbers and negation read the same however they are typed."""
 
 from app.grading.evidence import compile_keyword, find, read
-from app.grading.text import clauses, entities, lower, normalise
+from app.grading.subjects import entities
+from app.grading.text import clauses, lower, normalise
 
 
 def stems(text: str) -> list[str]:
