@@ -127,11 +127,14 @@ def _is_whole(text: str, quantity: Quantity) -> bool:
 def _quantities(text: str) -> list[Quantity]:
     out = []
     for match in _QUANTITY.finditer(text):
-        if match["bare_power"]:
-            value = 10.0 ** int(match["bare_power"])
-        else:
-            value = float(match["mantissa"].replace(",", ""))
-            value *= 10.0 ** int(match["exp"] or 0) * 10.0 ** int(match["power"] or 0)
+        try:
+            if match["bare_power"]:
+                value = 10.0 ** int(match["bare_power"])
+            else:
+                value = float(match["mantissa"].replace(",", ""))
+                value *= 10.0 ** int(match["exp"] or 0) * 10.0 ** int(match["power"] or 0)
+        except (OverflowError, ValueError):  # 10^99999, a 5,000-digit exponent: no quantity
+            continue
         unit = UNITS[_UNIT_ALIASES[match["unit"]]] if match["unit"] else UNITS[""]
         if math.isfinite(value):
             digits = (match["mantissa"] or "").replace(",", "").lstrip("0.")

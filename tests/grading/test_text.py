@@ -95,3 +95,8 @@ def test_a_statement_says_what_it_is_about() -> None:
     part = read("DP all-gathers parameters, TP sends point-to-point").clauses[0]
     assert part.subject_at(part.text.index("parameters")) == {"dp"}
     assert part.subject_at(part.text.index("point")) == {"tp"}
+
+
+def test_numbers_too_large_to_read_are_not_quantities() -> None:
+    answer = read(f"10^99999, 1e999999 and 10^{'9' * 5000}; {'9' * 5000} GB")
+    assert all(q.value < float("inf") for qs in answer.quantities for q in qs)
