@@ -4,6 +4,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -74,8 +75,11 @@ def config(url: str, timeout_s: float = 5.0) -> interviewer.Config:
 
 
 def ask(url: str, timeout_s: float = 5.0) -> interviewer.Opinion:
+    """Ask in a thread of its own: the browser tests' Playwright keeps a loop in this one."""
     assert CARD is not None
-    return anyio.run(interviewer.ask, config(url, timeout_s), CARD, ANSWER)
+    with ThreadPoolExecutor(1) as pool:
+        run = pool.submit(anyio.run, interviewer.ask, config(url, timeout_s), CARD, ANSWER)
+        return run.result()
 
 
 def test_off_unless_both_url_and_model_are_set() -> None:
