@@ -76,3 +76,14 @@ class Settings(BaseSettings):
         default="warning",
         description="JSON log lines on stderr at this level and above; info adds one per request.",
     )
+    grader_url: str | None = Field(
+        default=None,
+        description="An OpenAI-compatible chat-completions server (Ollama, vLLM, llama.cpp) "
+        "asked for a second opinion when an answer is checked; off when unset.",
+    )
+    grader_model: str | None = Field(
+        default=None, description="The model name to ask at grader_url."
+    )
+    grader_timeout_s: float = Field(
+        default=20.0, gt=0, le=300, description="How long to wait for the grader model."
+    )

@@ -28,6 +28,7 @@ from app.srs import refit
 from app.web import (
     api_docs,
     auth,
+    check,
     data,
     drills,
     errors,
@@ -156,8 +157,8 @@ def create_app(
     members = [Depends(require_signed_in)]
     # Before review's routes: /api/review/sync is not a card id.
     app.include_router(offline.router, dependencies=members, responses=errors.ERROR_RESPONSES)
-    features = (topics, drills, review, plan, optimize, stats, settings_pages, mock, search)
-    for module in (*features, labs, data):
+    features = (topics, check, drills, review, plan, optimize, stats, settings_pages, mock)
+    for module in (*features, search, labs, data):
         app.include_router(module.router, dependencies=members, responses=errors.ERROR_RESPONSES)
     for pages in (glossary_pages, errata_pages):
         app.include_router(pages.router, dependencies=members, responses=errors.ERROR_RESPONSES)

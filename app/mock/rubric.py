@@ -1,33 +1,14 @@
-"""Which rubric points an answer seems to make: a keyword found suggests the point.
+"""Which rubric points an answer seems to make, for the mock interview's grading step.
 
-Suggestions only: the person grading confirms or corrects each one. Matching ignores case,
-and treats the many dashes and minus signs people type as one.
+Suggestions only: the person grading confirms or corrects each one. The grading itself is
+app.grading's (whole tokens and formulas, notation and abbreviations, negation).
 """
 
-import re
-import unicodedata
-
 from app.content.schema import RubricPoint
-
-_DASHES = dict.fromkeys(map(ord, "‐‑‒–—―−"), "-")
-_SPACE = re.compile(r"\s+")
+from app.grading import points_made
 
 
-def normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).translate(_DASHES).lower()
-    return _SPACE.sub(" ", text.replace(" ", "").replace("\u2009", ""))
-
-
-def suggested_points(rubric: list[RubricPoint], *answers: str) -> list[int]:
-    """Indexes of the rubric points with at least one keyword in the answers."""
-    haystack = normalise(" ".join(answers))
-    compact = haystack.replace(" ", "")
-    found = []
-    for index, point in enumerate(rubric):
-        for keyword in point.keywords:
-            needle = normalise(keyword)
-            # "2(N-1)/N" typed as "2 (N - 1) / N" still counts: compare without spaces too.
-            if needle in haystack or needle.replace(" ", "") in compact:
-                found.append(index)
-                break
-    return found
+def suggested_points(rubric: list[RubricPoint], *answers: str, question: str = "") -> list[int]:
+    """Indexes of the rubric points the answers make; `question` (plain text), when given,
+    keeps words that only repeat it from counting for much."""
+    return points_made(rubric, "\n\n".join(a for a in answers if a), question).points

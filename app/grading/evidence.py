@@ -1,0 +1,265 @@
+"""What counts as evidence of a rubric point, and finding it in an answer.
+
+A keyword is one of three things: a quantity ("1,120 GB", "3.1 h", "1e-4": equal within a
+tolerance, in any unit of the same kind), a formula ("2(N-1)/N", "16Ψ/N": the same symbols
+as a whole, never part of a longer one), or a phrase (stemmed words in order, a typo allowed
+in long words). Each is found only where it is not denied ("not", "rather than", …).
+"""
+
+import math
+import re
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from app.content.units import UNITS
+from app.grading.text import Clause, Word, clauses, lower, normalise
+
+TOLERANCE = 0.03  # relative: "3.09 h" makes "3.1 h", "295 tokens" makes "about 300"
+FUZZY = 86  # rapidfuzz ratio for a typo in a word of five letters or more
+
+_UNIT_ALIASES = {
+    "bytes": "B", "byte": "B", "b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB",
+    "pb": "PB", "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB", "gb/s": "GB/s",
+    "tb/s": "TB/s", "mb/s": "MB/s", "gbps": "Gb/s", "gbit/s": "Gb/s", "gib/s": "GiB/s",
+    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "ms": "ms", "us": "us",
+    "ns": "ns", "min": "min", "mins": "min", "minute": "min", "minutes": "min", "h": "h",
+    "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "day": "days", "days": "days",
+    "%": "%", "x": "x", "tflop/s": "TFLOP/s", "pflop/s": "PFLOP/s", "flop": "FLOP",
+    "tflop": "TFLOP", "tflops": "TFLOP/s", "times": "x",
+}  # fmt: skip
+_UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNIT_ALIASES), key=len, reverse=True))
+_QUANTITY = re.compile(
+    rf"""(?<![\w.^/])
+    (?:10\s*\^\s*\(?(?P<bare_power>[-+]?\d+)\)?
+     |(?P<mantissa>\d[\d,]*(?:\.\d+)?|\.\d+)(?:e(?P<exp>[-+]?\d+))?
+       (?:\s*\*?\s*10\s*\^\s*\(?(?P<power>[-+]?\d+)\)?)?(?!\s*\^))
+    \s?(?P<unit>{_UNIT_RE})?(?![\w(])""",
+    re.VERBOSE,
+)
+_OPERATOR = re.compile(r"[()+/^=*\[\]{}]|\d|-(?=\d)|(?<=\d)-|\bsqrt\b|\b(?:psi|alpha|delta|tau)\b")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float
+    dimension: str
+    base: float  # in the dimension's base unit
+    offset: int
+    precise: bool = False  # three significant digits or more, or a decimal point
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One keyword, compiled: exactly one of `quantity`, `formula`, `words` is set."""
+
+    text: str
+    quantity: Quantity | None = None
+    formula: str = ""
+    words: tuple[Word, ...] = ()
+    # A keyword of formulas and words ("3Ψ total", "466 interruptions") is also found when
+    # each of its parts is, in one statement, not only when typed exactly so.
+    parts: tuple["Evidence", ...] = ()
+
+
+@dataclass
+class Answer:
+    """An answer read once: its clauses, the formulas written compactly, the quantities."""
+
+    clauses: list[Clause]
+    compact: list[tuple[str, list[bool], list[int]]]  # per clause: text, soft boundary, offset
+    quantities: list[list[Quantity]]
+    stems: set[str]
+    _fuzzy: dict[str, set[str]]
+
+    def similar(self, stem: str) -> set[str]:
+        """Stems of the answer equal to `stem`, or one typo away if it is long enough."""
+        found = self._fuzzy.get(stem)
+        if found is None:
+            found = {stem} if stem in self.stems else set()
+            if len(stem) >= 5:
+                hits = process.extract(
+                    stem, self.stems, scorer=fuzz.ratio, score_cutoff=FUZZY, limit=None
+                )
+                found |= {hit for hit, _score, _key in hits if hit[0] == stem[0]}
+            if len(stem) >= 6:  # "fragmentaton" for "fragmentation": its stem is untouched
+                found |= {s for s in self.stems if s.startswith(stem)}
+            self._fuzzy[stem] = found
+        return found
+
+
+def read(text: str) -> Answer:
+    parts = clauses(lower(normalise(text)))
+    stems = {word.stem for part in parts for word in part.words}
+    return Answer(
+        parts, [compact(part.text) for part in parts], [_quantities(p.text) for p in parts],
+        stems, {},
+    )  # fmt: skip
+
+
+def compile_keyword(keyword: str) -> Evidence:
+    text = lower(normalise(keyword)).strip().strip("≈~=").strip()
+    found = _quantities(text)
+    if len(found) == 1 and _is_whole(text, found[0]):
+        return Evidence(keyword, quantity=found[0])
+    if _OPERATOR.search(text):
+        return Evidence(keyword, formula=compact(text)[0], parts=_parts(text))
+    words = tuple(w for part in clauses(text) for w in part.words)
+    return Evidence(keyword, words=words)
+
+
+def _parts(text: str) -> tuple[Evidence, ...]:
+    tokens = text.split()
+    symbols = [t for t in tokens if _OPERATOR.search(t) and re.search(r"[a-z0-9]", t)]
+    named = [t for t in tokens if not _OPERATOR.search(t) and re.fullmatch(r"[a-z]{3,}", t)]
+    if not symbols or not named or named[0] in _UNIT_ALIASES:
+        return ()
+    parts = [compile_keyword(t) for t in symbols]
+    words = tuple(w for part in clauses(" ".join(named)) for w in part.words)
+    return (*parts, Evidence(" ".join(named), words=words)) if words else ()
+
+
+def _is_whole(text: str, quantity: Quantity) -> bool:
+    match = _QUANTITY.search(text)
+    return match is not None and not text[: match.start()].strip() and not text[match.end() :]
+
+
+def _quantities(text: str) -> list[Quantity]:
+    out = []
+    for match in _QUANTITY.finditer(text):
+        try:
+            if match["bare_power"]:
+                value = 10.0 ** int(match["bare_power"])
+            else:
+                value = float(match["mantissa"].replace(",", ""))
+                value *= 10.0 ** int(match["exp"] or 0) * 10.0 ** int(match["power"] or 0)
+        except (OverflowError, ValueError):  # 10^99999, a 5,000-digit exponent: no quantity
+            continue
+        unit = UNITS[_UNIT_ALIASES[match["unit"]]] if match["unit"] else UNITS[""]
+        if math.isfinite(value):
+            digits = (match["mantissa"] or "").replace(",", "").lstrip("0.")
+            precise = "." in (match["mantissa"] or "") or len(digits.rstrip("0")) >= 3
+            out.append(Quantity(value, unit.dimension, value * unit.factor, match.start(), precise))
+    return out
+
+
+def compact(text: str) -> tuple[str, list[bool], list[int]]:
+    """The text without spaces or multiplication signs, remembering where they were."""
+    chars: list[str] = []
+    soft: list[bool] = []
+    offsets: list[int] = []
+    pending = False
+    for offset, char in enumerate(text):
+        if char.isspace() or char in "*,":
+            pending = True
+            continue
+        chars.append(char)
+        soft.append(pending)
+        offsets.append(offset)
+        pending = False
+    soft.append(True)
+    return "".join(chars), soft, offsets
+
+
+def find(
+    evidence: Evidence, answer: Answer, about: frozenset[str] = frozenset()
+) -> tuple[bool, bool]:
+    """Whether the evidence is in the answer (affirmed, denied), leaving out statements that
+    name only other things than those the point is `about` ("DP all-gathers…" for FSDP's)."""
+    affirmed = denied = False
+    for index in range(len(answer.clauses)):
+        yes, no = _in_clause(evidence, answer, index, about)
+        if not yes and evidence.parts:
+            found = [_in_clause(part, answer, index, about) for part in evidence.parts]
+            yes = all(y for y, _n in found)
+            no = no or (all(y or n for y, n in found) and any(n for _y, n in found))
+        affirmed, denied = affirmed or yes, denied or no
+        if affirmed:
+            break
+    return affirmed, denied
+
+
+def _in_clause(
+    evidence: Evidence, answer: Answer, index: int, about: frozenset[str]
+) -> tuple[bool, bool]:
+    part = answer.clauses[index]
+    if evidence.words:
+        hits = _phrase_at(evidence.words, part.words, answer)
+    else:
+        hits = [(offset, part.negated_at(offset)) for offset in _places(evidence, answer, index)]
+    affirmed = denied = False
+    for offset, negated in hits:
+        if about_the_same(about, part.subject_at(offset)):
+            denied |= negated
+            affirmed |= not negated
+    return affirmed, denied
+
+
+def about_the_same(about: frozenset[str], subject: frozenset[str]) -> bool:
+    """False when the answer says it of something else than the point is about."""
+    return not (about and subject and not about & subject)
+
+
+def _places(evidence: Evidence, answer: Answer, index: int) -> list[int]:
+    if evidence.quantity is not None:
+        want = evidence.quantity
+        return [got.offset for got in answer.quantities[index] if close(want, got)]
+    return formula_at(evidence.formula, *answer.compact[index])
+
+
+def close(want: Quantity, got: Quantity, *, strict: bool = False) -> bool:
+    """Equal within TOLERANCE; a precise number typed without its unit ("1120" for
+    "1,120 GB") counts unless `strict`, a small round one ("3" for "3 hours") does not."""
+    if want.dimension == got.dimension:
+        a, b = want.base, got.base
+    elif not strict and got.dimension == "number" and got.precise:
+        a, b = want.value, got.value
+    else:
+        return False
+    return abs(a - b) <= TOLERANCE * abs(a) if a else abs(b) < 1e-12
+
+
+def formula_at(formula: str, text: str, soft: list[bool], offsets: list[int]) -> list[int]:
+    out = []
+    start = text.find(formula)
+    while start >= 0:
+        end = start + len(formula)
+        before_ok = start == 0 or soft[start] or not _joins(text[start - 1], formula[0])
+        after_ok = end == len(text) or soft[end] or not _joins(formula[-1], text[end])
+        if before_ok and after_ok:
+            out.append(offsets[start])
+        start = text.find(formula, start + 1)
+    return out
+
+
+def _joins(left: str, right: str) -> bool:
+    """Two characters that would be one name or one number if nothing stood between them."""
+    return (left.isalnum() or left == ".") and (right.isalnum() or right == ".")
+
+
+def _phrase_at(
+    phrase: tuple[Word, ...], words: tuple[Word, ...], answer: Answer
+) -> list[tuple[int, bool]]:
+    """Where the phrase's words occur in order, at most two other words apart; and whether
+    that occurrence is denied (a word's polarity differs from the keyword's)."""
+    out = []
+    first = answer.similar(phrase[0].stem)
+    for start, word in enumerate(words):
+        if word.stem not in first:
+            continue
+        matched, position = [word], start
+        for part in phrase[1:]:
+            wanted = answer.similar(part.stem)
+            step = next(
+                (i for i in range(position + 1, min(position + 4, len(words)))
+                 if words[i].stem in wanted),
+                None,
+            )  # fmt: skip
+            if step is None:
+                break
+            matched.append(words[step])
+            position = step
+        else:
+            flipped = any(w.negated != p.negated for w, p in zip(matched, phrase, strict=True))
+            out.append((word.start, flipped))
+    return out

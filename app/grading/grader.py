@@ -1,0 +1,224 @@
+"""Which rubric points an answer makes: each point weighed on its own evidence.
+
+A point's evidence is its keywords and the words of the point itself. A formula, a number or
+a phrase of several words counts fully; a lone word counts less, and much less when it only
+repeats the question or is a word every answer in the field uses. Evidence found only where
+the answer denies it ("it's not a reduce-scatter") counts against the point.
+"""
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from app.content.schema import RubricPoint
+from app.grading.evidence import (
+    Answer,
+    Evidence,
+    about_the_same,
+    close,
+    compact,
+    compile_keyword,
+    find,
+    formula_at,
+    read,
+)
+from app.grading.subjects import entities
+from app.grading.text import Word, clauses, lower, normalise
+
+# Weights and the threshold, tuned on tests/grading/answers_tuning.yml only.
+THRESHOLD = 0.9
+SINGLE_WORD = 0.7  # a keyword of one ordinary word
+GENERIC_WORD = 0.35  # one word every answer in the field uses
+GENERIC_PHRASE = 0.4  # a phrase of such words ("all-gather", "per step")
+ECHO = 0.4  # keyword that only repeats the question
+SUPPORT = 0.35  # each further keyword found adds this share of its weight
+COVERAGE = 0.6  # the point's own words found, as a share of them, times this
+ECHO_COVER = 0.0  # weight, in that share, of a point's word the question already says
+SHORT_FORMULA = 0.5  # a formula of fewer than FORMULA_SYMBOLS symbols ("K/B", "1/M")
+FORMULA_SYMBOLS = 4
+POINT_FORMULA = 0.7  # a formula written in the point itself, not among its keywords
+MIN_WORDS = 4  # a point with fewer words of its own proves less when they are found
+DENIED = 0.6  # taken off when a strong keyword is found only denied
+
+STRATEGIES = frozenset({"dp", "tp", "pp", "ep", "cp", "sp"})
+GENERIC = {
+    "gpu", "memori", "time", "data", "model", "layer", "byte", "comput", "communic", "step",
+    "rank", "node", "network", "bandwidth", "weight", "gradient", "paramet", "forward",
+    "backward", "default", "ring", "tree", "load", "send", "token", "overlap", "latenc",
+    "latency", "first", "after", "between", "count", "half", "origin", "interv", "second",
+    "minut", "hour", "optim", "optimiz", "activ", "sequenc", "parallel", "all",
+    "reduc", "switch", "link", "size", "number", "cost", "fast", "slow", "larg",
+    "small", "bias", "total", "ratio", "expert", "batch", "microbatch", "loss",
+    "path", "peer", "host", "cpu", "nvlink", "share", "stage", "state", "run", "split",
+}  # fmt: skip
+# Verbs a rubric point opens with ("Names…", "Derives…"): they say what to do, not what to say.
+RUBRIC_VERBS = {
+    "use", "state", "name", "note", "give", "explain", "say", "deriv", "count", "comput",
+    "write", "know", "get", "put", "compar", "quantifi", "identifi", "describ", "defin",
+    "mention", "distinguish", "prescrib", "realiz", "see", "find", "appli", "convert", "show",
+    "evalu", "connect", "relat", "sum", "total", "divid", "multipli", "place", "substitut",
+    "contrast", "link", "charg", "rais", "notic", "start", "keep",
+}  # fmt: skip
+
+
+_SYMBOL = re.compile(r"alpha|beta|gamma|delta|tau|psi|sqrt|[a-z0-9]")
+_GREEK_LETTER = "ΨψαβγδτΔεθλμσρπφω"
+_FORMULA_MARK = re.compile(rf"[/(^+=√·×]|[{_GREEK_LETTER}]|\d[A-Z{_GREEK_LETTER}]\b")
+
+
+def _formulas(point: str) -> list[str]:
+    """The formulas a rubric point writes out ("2(N−1)K/N", "16Ψ/N", "2K"), whole."""
+    out = []
+    for raw in point.split():
+        token = raw.strip(".,;:")
+        if token.count("(") != token.count(")"):
+            token = token.strip("()")
+        symbols = len(_SYMBOL.findall(lower(normalise(token))))
+        if token.count("(") == token.count(")") and _FORMULA_MARK.search(token) and symbols > 1:
+            out.append(token)
+    return out
+
+
+@dataclass(frozen=True)
+class Check:
+    """The points an answer makes (indexes into the rubric), each with the words that did."""
+
+    points: list[int]
+    reasons: dict[int, str]
+
+
+@dataclass(frozen=True)
+class _Point:
+    keywords: tuple[tuple[Evidence, float], ...]
+    own_words: tuple[Word, ...]  # the point's own words (rubric verbs left out)
+    own_weights: tuple[float, ...]  # 1, or ECHO_COVER for a word the question says too
+    about: frozenset[str]  # the strategies or stages the point speaks of, if any
+
+
+def points_made(rubric: Sequence[RubricPoint], answer: str, question: str = "") -> Check:
+    """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats."""
+    compiled = _compile(tuple((p.point, tuple(p.keywords)) for p in rubric), question)
+    read_answer = read(answer)
+    points, reasons = [], {}
+    for index, point in enumerate(compiled):
+        score, found = _score(point, read_answer)
+        if score >= THRESHOLD:
+            points.append(index)
+            reasons[index] = _reason(found)
+    return Check(points, reasons)
+
+
+def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
+    weights, found, denied = [], [], 0.0
+    for evidence, weight in point.keywords:
+        affirmed, negated = find(evidence, answer, point.about)
+        if affirmed:
+            weights.append(weight)
+            found.append(evidence.text)
+        elif negated:
+            denied = max(denied, weight)
+    weights.sort(reverse=True)
+    score = (weights[0] + SUPPORT * sum(weights[1:])) if weights else 0.0
+    if point.own_words:
+        said = [
+            (w, weight)
+            for w, weight in zip(point.own_words, point.own_weights, strict=True)
+            if _said(w, answer, point.about)
+        ]
+        total = max(sum(point.own_weights), MIN_WORDS)
+        score += COVERAGE * sum(weight for _w, weight in said) / total
+        found += [
+            f"{w.stem}…"
+            for w, weight in said
+            if weight == 1 and not any(w.stem in f.lower() for f in found)
+        ]
+    if denied >= SINGLE_WORD:
+        score -= DENIED
+    return score, found
+
+
+def _said(word: Word, answer: Answer, about: frozenset[str]) -> bool:
+    similar = answer.similar(word.stem)
+    return any(
+        w.stem in similar
+        and w.negated == word.negated
+        and about_the_same(about, c.subject_at(w.start))
+        for c in answer.clauses
+        for w in c.words
+    )
+
+
+def _reason(found: list[str]) -> str:
+    quoted = [f"“{text}”" for text in found if not text.endswith("…")]
+    words = [text.removesuffix("…") for text in found if text.endswith("…")]
+    parts = []
+    if quoted:
+        parts.append("matched " + ", ".join(quoted))
+    if words:
+        parts.append("the point's words " + ", ".join(words))
+    return "; ".join(parts)
+
+
+@lru_cache(maxsize=1024)
+def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> list[_Point]:
+    asked = {w.stem for c in clauses(lower(normalise(question))) for w in c.words}
+    asked_text = lower(normalise(question)).replace(" ", "")
+    asked_quantities = [q for qs in read(question).quantities for q in qs]
+    out = []
+    for point, keywords in rubric:
+        point_text = compact(lower(normalise(point)))
+        weighted = []
+        for keyword in keywords:
+            evidence = compile_keyword(keyword)
+            weight = _weight(evidence, asked, asked_text, point_text)
+            if evidence.quantity and any(
+                close(evidence.quantity, q, strict=True) for q in asked_quantities
+            ):
+                weight = ECHO
+            weighted.append((evidence, weight))
+        known = {e.formula for e, _w in weighted if e.formula}
+        for token in _formulas(point):
+            evidence = compile_keyword(token)
+            if evidence.formula and evidence.formula not in known:
+                known.add(evidence.formula)
+                weight = _weight(evidence, asked, asked_text, point_text)
+                weighted.append((evidence, min(weight, POINT_FORMULA)))
+        own: dict[str, Word] = {}
+        for part in clauses(lower(normalise(point))):
+            for word in part.words:
+                if word.stem not in RUBRIC_VERBS and len(word.stem) > 1:
+                    own.setdefault(word.stem, word)
+        own_weights = tuple(ECHO_COVER if stem in asked else 1.0 for stem in own)
+        about = entities(lower(normalise(point)))
+        out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about))
+    return out
+
+
+def _weight(
+    evidence: Evidence,
+    asked: set[str],
+    asked_text: str,
+    point_text: tuple[str, list[bool], list[int]],
+) -> float:
+    if evidence.words:
+        stems = [w.stem for w in evidence.words]
+        specific = [s for s in stems if s not in GENERIC and len(s) > 2]
+        named = entities(lower(evidence.text))
+        if named and named <= STRATEGIES and len(stems) <= 2:
+            weight = GENERIC_WORD  # "PP", "DP": which strategy, not what is said of it
+        elif len(specific) >= 2:
+            weight = 1.0
+        elif specific:
+            weight = SINGLE_WORD
+        else:
+            weight = GENERIC_PHRASE if len(stems) >= 2 else GENERIC_WORD
+        if all(s in asked for s in stems):
+            weight *= ECHO
+        return weight
+    if evidence.formula and evidence.formula in asked_text:
+        return ECHO
+    short = evidence.formula and len(_SYMBOL.findall(evidence.formula)) < FORMULA_SYMBOLS
+    if short and not formula_at(evidence.formula, *point_text):
+        return SHORT_FORMULA  # "K/B", "1/M": in many formulas, unless the point's own
+    return 1.0

@@ -1,0 +1,269 @@
+"""Typed text made uniform: notation, abbreviations, numbers, clauses and negation.
+
+The same function reads an answer and a rubric keyword, so "Ψ", "psi" and "4P" meet, as do
+"reduce-scatter", "reduce scatter" and "RS", or "1e-3", "10^-3" and "0.001".
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+import Stemmer
+
+from app.grading.subjects import subjects
+
+_STEMMER = Stemmer.Stemmer("english")
+
+_DASHES = dict.fromkeys(map(ord, "‐‑‒–—―−"), "-")
+_TIMES = dict.fromkeys(map(ord, "×·⋅∙"), "*")
+_SYMBOLS = {"²": "^2", "³": "^3", "√": "sqrt", "⁄": "/", "≈": " ~ ", "∼": " ~ ", "→": " -> "}
+_SYMBOLS |= {"µs": "us", "μs": "us", "ℓ": "l", "’": "'", "‘": "'", "“": '"', "”": '"'}
+GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "Δ": "delta", "ε": "epsilon",
+    "η": "eta", "θ": "theta", "λ": "lambda", "μ": "mu", "µ": "mu", "π": "pi", "ρ": "rho",
+    "σ": "sigma", "Σ": "sigma", "τ": "tau", "φ": "phi", "ψ": "psi", "Ψ": "psi", "ω": "omega",
+}  # fmt: skip
+_CONTRACTIONS = re.compile(
+    r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|could|should|would|need)(?:n't|nt)\b"
+)
+_ISE = re.compile(r"\b([a-z]{4,})is(e|ed|es|er|ers|ing|ation|ations)\b")
+_ISE_KEEP = {"prec", "otherw", "likew", "exerc", "prom", "adv", "surpr", "comprom", "rev"}
+# "4P + 12P/N": a capital P standing alone, or after a coefficient, is the parameter count.
+_PSI_P = re.compile(r"(?<![A-Za-z0-9])(\d*)P(?![A-Za-z0-9(])")
+
+
+def normalise(text: str) -> str:
+    """One spelling for the many ways people type the same notation; case kept (Gb, GB)."""
+    for symbol, word in _SYMBOLS.items():
+        text = text.replace(symbol, word)
+    text = unicodedata.normalize("NFKC", text).translate(_DASHES).translate(_TIMES)
+    text = "".join(f" {GREEK[c]} " if c in GREEK else c for c in text)
+    text = re.sub(r"(?<=[\d)]) (?=(?:alpha|beta|gamma|delta|tau|psi)\b)", "", text)
+    text = re.sub(r"(?<=\d)\s*\*(?!\s*[\w(])", "x", text)  # "1.5×": a ratio
+    return _PSI_P.sub(r"\1psi", text)
+
+
+def lower(text: str) -> str:
+    """`normalise`d text in lower case, contractions and British spellings undone."""
+    text = text.lower()
+    text = _CONTRACTIONS.sub(lambda m: {"ca": "can", "wo": "will"}.get(m[1], m[1]) + " not", text)
+    text = re.sub(r"\b(can't|cannot)\b", "can not", text)
+    text = re.sub(r"\bre-(?=[a-z])", "re", text)  # re-gather, re-shard
+    return _ISE.sub(lambda m: m[0] if m[1] in _ISE_KEEP else f"{m[1]}iz{m[2]}", text)
+
+
+# Abbreviations of the field, spelt out the same way on both sides.
+ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "rs": ("reduce", "scatter"),
+    "ag": ("all", "gather"),
+    "ar": ("all", "reduce"),
+    "ars": ("all", "reduce"),
+    "a2a": ("all", "to", "all"),
+    "allreduce": ("all", "reduce"),
+    "allreduces": ("all", "reduce"),
+    "allgather": ("all", "gather"),
+    "allgathers": ("all", "gather"),
+    "reducescatter": ("reduce", "scatter"),
+    "alltoall": ("all", "to", "all"),
+    "p2p": ("point", "to", "point"),
+    "dp": ("data", "parallel"),
+    "tp": ("tensor", "parallel"),
+    "pp": ("pipeline", "parallel"),
+    "ep": ("expert", "parallel"),
+    "cp": ("context", "parallel"),
+    "sp": ("sequence", "parallel"),
+    "fsdp": ("fsdp",),
+    "fwd": ("forward",),
+    "bwd": ("backward",),
+    "grad": ("gradient",),
+    "grads": ("gradient",),
+    "param": ("parameter",),
+    "params": ("parameter",),
+    "mb": ("microbatch",),
+    "mbs": ("microbatch",),
+    "msg": ("message",),
+    "msgs": ("message",),
+    "bw": ("bandwidth",),
+    "mem": ("memory",),
+    "acts": ("activation",),
+    "seq": ("sequence",),
+    "seqs": ("sequence",),
+    "ckpt": ("checkpoint",),
+    "lr": ("learning", "rate"),
+    "util": ("utilization",),
+    "comm": ("communication",),
+    "comms": ("communication",),
+    "w/": ("with",),
+    "recompute": ("recomput",),
+    "halves": ("halv",),
+    "halved": ("halv",),
+    "halving": ("halv",),
+    "gpipe": ("gpipe",),
+}
+_JOINED: dict[tuple[str, ...], str] = {("micro", "batch"): "microbatch"}
+_JOINED |= {("micro", "batches"): "microbatch"}
+_JOINED |= {("cut", "in", "half"): "halv", ("by", "half"): "halv", ("zero", "bubble"): "zb"}
+_JOINED |= {("zb", "h1"): "zb"}
+
+_JOIN_FIRST = {key[0] for key in _JOINED}
+
+NEGATIONS = {"not", "no", "never", "without", "neither", "nor", "nothing", "none", "nobody"}
+# Two- and three-word cues: what follows them is denied ("rather than X", "wrong to say X").
+NEGATING_PHRASES = (
+    ("rather", "than"),
+    ("instead", "of"),
+    ("wrong", "to", "say"),
+    ("false", "that"),
+    ("not", "true", "that"),
+    ("as", "opposed", "to"),
+)
+# "X isn't involved", "X doesn't matter": the negation denies what came before it.
+DENYING_PREDICATES = {
+    "involved", "matter", "matters", "help", "helps", "needed", "necessary", "true", "correct",
+    "right", "relevant", "apply", "applies", "used", "happen", "happens", "change", "changes",
+    "work", "works", "count", "counts",
+}  # fmt: skip
+AFTER_DENIALS = {"wrong", "false", "incorrect", "untrue", "myth"}  # "X is wrong"
+_CUE_FIRST = {phrase[0] for phrase in NEGATING_PHRASES}
+_CUE_LAST = {phrase[-1] for phrase in NEGATING_PHRASES}
+# What ends a negation's reach within a clause.
+SCOPE_BREAKERS = {
+    "but", "so", "because", "since", "which", "while", "whereas", "although", "though",
+    "then", "instead", "yet", "hence", "therefore", "thus", "only", "just",
+}  # fmt: skip
+STOPWORDS = {
+    "a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "or", "is", "are", "be",
+    "was", "were", "it", "its", "it's", "this", "that", "these", "those", "as", "by", "with",
+    "from", "into", "each", "per", "plus", "then", "than", "so", "also", "their", "there",
+    "which", "who", "what", "when", "how", "do", "does", "did", "has", "have", "had", "can",
+    "will", "would", "should", "could", "you", "your", "we", "they", "them", "i", "s", "e",
+    "g", "eg", "ie", "etc", "about", "around", "roughly", "approx", "like", "just", "any",
+    "all's", "one's", "same", "again", "via", "up", "out", "get", "gets", "got", "make",
+    "makes", "very", "much", "more", "most", "some", "here", "since", "because", "if",
+    "only", "still", "both", "vs", "versus", "thats", "that's", "theres", "there's",
+} | NEGATIONS  # fmt: skip
+_NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "("}
+
+# A statement ends at a full stop, a semicolon, an arrow, a dash between words, a blank line
+# or a new item of a list; a single line break is only the box wrapping a long line.
+_CLAUSE_END = re.compile(
+    r"[.!?;]+(?=\s|$)|;|\n\s*\n|\n\s*(?=[-*•]\s|\d+[.)]\s)|\s-+>\s?|(?<=[a-z]{2})\s-{1,2}\s(?=[a-z]{2})"
+)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return word if len(word) <= 3 or any(c.isdigit() for c in word) else _STEMMER.stemWord(word)
+
+
+@dataclass(frozen=True)
+class Word:
+    stem: str
+    start: int  # offset of the word in its clause's text
+    negated: bool
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One statement of the text: its words, and where a negation reaches within it."""
+
+    text: str
+    words: tuple[Word, ...]
+    denied: tuple[tuple[int, int], ...]  # offsets [start, end) within reach of a negation
+    subjects: tuple[tuple[int, frozenset[str]], ...] = ()  # (offset, what it speaks of)
+    inherited: frozenset[str] = frozenset()  # the subject of the statement before
+
+    def negated_at(self, offset: int) -> bool:
+        return any(start <= offset < end for start, end in self.denied)
+
+    def subject_at(self, offset: int) -> frozenset[str]:
+        """The strategies or stages the text at `offset` speaks of (empty: not said)."""
+        current = self.inherited
+        for start, names in self.subjects:
+            if start > offset:
+                break
+            current = names
+        return current
+
+    @property
+    def last_subject(self) -> frozenset[str]:
+        return self.subjects[-1][1] if self.subjects else self.inherited
+
+
+_TOKEN = re.compile(r"[a-z][a-z0-9_']*|w/|[,(]")
+
+
+def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
+    """Read one clause: stemmed content words (abbreviations spelt out) and their polarity."""
+    raw: list[tuple[str, int]] = []
+    for match in _TOKEN.finditer(text):
+        token = match[0].rstrip("'")
+        for part in ABBREVIATIONS.get(token, (token,)):
+            raw.append((part, match.start()))
+    raw = _join(raw)
+    tokens = [token for token, _ in raw]
+    flags, denied, active, since = [], [], False, 0
+    for index, (token, start) in enumerate(raw):
+        if active and (token in SCOPE_BREAKERS or token in ",(") and not _cue_at(tokens, index):
+            active = False
+            denied.append((since, start))
+        flags.append(active)
+        if not active and (token in NEGATIONS or _cue_at(tokens, index, end=True)):
+            active, since = True, start + len(token)
+    if active:
+        denied.append((since, len(text)))
+    for index, token in enumerate(tokens):
+        after = tokens[index + 1 : index + 3]
+        if (token == "not" and any(t in DENYING_PREDICATES for t in after)) or (
+            token in AFTER_DENIALS and index > 0 and tokens[index - 1] in {"is", "are", "was"}
+        ):
+            start = max((s for t, s in raw[:index] if t in ",("), default=0)
+            denied.append((start, raw[index][1]))
+            flags = [f or start <= s < raw[index][1] for f, (_t, s) in zip(flags, raw, strict=True)]
+    content = tuple(
+        Word(stem(token), start, neg)
+        for (token, start), neg in zip(raw, flags, strict=True)
+        if token not in _NOT_CONTENT
+    )
+    return Clause(text, content, tuple(denied), tuple(subjects(text)), inherited)
+
+
+def _join(raw: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    index = 0
+    while index < len(raw):
+        if raw[index][0] not in _JOIN_FIRST:
+            out.append(raw[index])
+            index += 1
+            continue
+        for size in (3, 2):
+            key = tuple(token for token, _ in raw[index : index + size])
+            if key in _JOINED:
+                out.append((_JOINED[key], raw[index][1]))
+                index += size
+                break
+        else:
+            out.append(raw[index])
+            index += 1
+    return out
+
+
+def _cue_at(tokens: list[str], index: int, *, end: bool = False) -> bool:
+    """A negating phrase starts (or, with `end`, ends) at `index`."""
+    if tokens[index] not in (_CUE_LAST if end else _CUE_FIRST):
+        return False
+    for phrase in NEGATING_PHRASES:
+        start = index - len(phrase) + 1 if end else index
+        if start >= 0 and tuple(tokens[start : start + len(phrase)]) == phrase:
+            return True
+    return False
+
+
+def clauses(text: str) -> list[Clause]:
+    """The normalised text cut where each statement ends."""
+    out: list[Clause] = []
+    for piece in _CLAUSE_END.split(text):
+        if piece.strip():
+            out.append(clause(piece, out[-1].last_subject if out else frozenset()))
+    return out

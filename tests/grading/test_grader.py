@@ -1,0 +1,67 @@
+"""The grader credits a point on its own evidence, and not when the answer denies it."""
+
+from pathlib import Path
+
+from app.content.loader import load_catalog
+from app.content.schema import RubricPoint
+from app.grading import check, points_made
+from app.mock import rubric
+
+RING = [
+    RubricPoint(
+        point="Splits the all-reduce into a reduce-scatter followed by an all-gather",
+        keywords=["reduce-scatter", "all-gather"],
+    ),
+    RubricPoint(point="States 2(N−1)K/N per rank", keywords=["2(N-1)K/N", "2(N-1)/N"]),
+    RubricPoint(point="Notes that it tends to 2K and does not grow with N", keywords=["2K"]),
+]
+QUESTION = "How many bytes does each GPU send in a ring all-reduce of K bytes over N GPUs?"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "content"
+
+
+def made(answer: str) -> list[int]:
+    return points_made(RING, answer, QUESTION).points
+
+
+def test_a_strong_answer_makes_every_point_with_a_reason_each() -> None:
+    result = points_made(RING, "RS then AG, 2(n-1)/n * K per gpu, so ~2K whatever N is", QUESTION)
+    assert result.points == [0, 1, 2]
+    assert "reduce-scatter" in result.reasons[0] and "all-gather" in result.reasons[0]
+    assert "2(N-1)/N" in result.reasons[1]
+
+
+def test_a_point_denied_is_not_made() -> None:
+    assert made("it's not a reduce-scatter + all-gather; every GPU sends the whole K") == []
+    assert made("each GPU sends (N-1)K, rather than 2(N-1)K/N") == []
+
+
+def test_numbers_inside_other_numbers_and_words_are_not_evidence() -> None:
+    assert made("12K per rank, 2Kb packets") == []
+
+
+def test_what_is_said_of_another_subject_does_not_count() -> None:
+    fsdp = [
+        RubricPoint(point="DP all-reduces gradients", keywords=["all-reduce"]),
+        RubricPoint(point="FSDP all-gathers parameters", keywords=["all-gather parameters"]),
+    ]
+    said = "DP all-gathers parameters each step, FSDP all-reduces"
+    assert points_made(fsdp, said, "What does each do?").points == []
+    right = "DP all-reduces gradients, FSDP all-gathers parameters"
+    assert points_made(fsdp, right, "What does each do?").points == [0, 1]
+
+
+def test_words_that_only_repeat_the_question_prove_little() -> None:
+    point = [RubricPoint(point="Explains why the ring is bandwidth-optimal", keywords=["ring"])]
+    assert points_made(point, "the ring", "Why is the ring optimal?").points == []
+
+
+def test_check_grades_a_card_of_the_catalog() -> None:
+    card = load_catalog(FIXTURES, trial_draws=0).card("alpha-ring-bytes")
+    assert card is not None
+    assert check(card, "reduce-scatter, then all-gather").points == [0]
+
+
+def test_the_mock_suggestions_use_the_same_grader() -> None:
+    answers = ("a reduce scatter then", "an all gather; not 2(N-1)/N")
+    assert rubric.suggested_points(RING, *answers) == [0]
+    assert rubric.suggested_points(RING, "", "2(N-1)K/N", question=QUESTION) == [1]

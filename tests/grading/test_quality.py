@@ -1,0 +1,43 @@
+"""The grader on answers it was never tuned on (tests/grading/answers_heldout.yml).
+
+The thresholds sit a little below what it reaches there (bench/grader.py prints the figures),
+so a change that makes it worse at telling right answers from wrong ones fails here.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from app.content.catalog import Catalog
+from app.content.loader import load_catalog
+from bench.grader import SETS, grader, keyword_matcher, load_set, score
+
+REAL_CONTENT = Path(__file__).resolve().parents[2] / "content"
+# Measured: F1 0.785, 0.38 points per wrong answer (tuning answers: 0.881 and 0.30).
+HELD_OUT_F1 = 0.76
+HELD_OUT_WRONG = 0.45
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog(REAL_CONTENT, trial_draws=0)
+
+
+def test_the_labelled_sets_are_large_enough_and_apart() -> None:
+    tuning, held_out = load_set(SETS["tuning"]), load_set(SETS["held-out"])
+    assert len(tuning) + len(held_out) >= 100
+    assert len({i.card for i in tuning} | {i.card for i in held_out}) >= 30
+    assert not {i.card for i in tuning} & {i.card for i in held_out}
+    for items in (tuning, held_out):
+        assert {i.kind for i in items} == {"strong", "partial", "wrong"}
+
+
+def test_held_out_f1_and_points_suggested_for_wrong_answers(catalog: Catalog) -> None:
+    items = load_set(SETS["held-out"])
+    overall = score(items, catalog, grader)
+    wrong = score([i for i in items if i.kind == "wrong"], catalog, grader)
+    assert overall.f1 >= HELD_OUT_F1, overall
+    assert wrong.suggested_per_answer <= HELD_OUT_WRONG, wrong
+    # … and it suggests far fewer points for wrong answers than the keyword matcher did.
+    old = score([i for i in items if i.kind == "wrong"], catalog, keyword_matcher)
+    assert wrong.suggested_per_answer < old.suggested_per_answer / 2

@@ -1,0 +1,51 @@
+"""POST /api/cards/{id}/check: the points a typed answer makes, and what it refuses."""
+
+from fastapi.testclient import TestClient
+
+from app.mock.sessions import MAX_ANSWER
+
+
+def test_check_returns_points_made_with_reasons(client: TestClient) -> None:
+    response = client.post(
+        "/api/cards/alpha-ring-bytes/check",
+        json={"answer": "a reduce scatter, then an all gather: each sends 2(N-1)/N, about 2K"},
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["points"] == [0, 1, 2]
+    assert set(body["reasons"]) == {"0", "1", "2"}
+    assert "reduce-scatter" in body["reasons"]["0"]
+    assert body["model_available"] is False
+    assert body["model"] is None
+
+
+def test_check_does_not_credit_a_point_stated_in_the_negative(client: TestClient) -> None:
+    response = client.post(
+        "/api/cards/alpha-ring-bytes/check",
+        json={"answer": "it is not a reduce-scatter followed by an all-gather"},
+    )
+    assert response.json()["points"] == []
+
+
+def test_check_unknown_card_is_404(client: TestClient) -> None:
+    response = client.post("/api/cards/no-such-card/check", json={"answer": "anything"})
+    assert response.status_code == 404
+    assert "no-such-card" in response.json()["detail"]
+
+
+def test_check_refuses_empty_blank_and_oversized_answers(client: TestClient) -> None:
+    url = "/api/cards/alpha-ring-bytes/check"
+    for answer in ("", "   \n "):
+        assert client.post(url, json={"answer": answer}).status_code == 422
+    assert client.post(url, json={}).status_code == 422
+    assert client.post(url, json={"answer": 42}).status_code == 422
+    assert client.post(url, json={"answer": "x" * (MAX_ANSWER + 1)}).status_code == 422
+    assert client.post(url, json={"answer": "all-gather " * (MAX_ANSWER // 11)}).status_code == 200
+
+
+def test_check_asks_for_no_model_unless_one_is_configured(client: TestClient) -> None:
+    response = client.post(
+        "/api/cards/alpha-ring-bytes/check", json={"answer": "all-gather", "model": True}
+    )
+    assert response.status_code == 200
+    assert response.json()["model"] is None
