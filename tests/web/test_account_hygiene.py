@@ -17,7 +17,7 @@ from app.datasafety import startup
 from app.models import ApiToken, AuthSession, LoginAttempt
 from tests.conftest import ClientFactory, FakeClock
 
-KEY = "h" * 40
+KEY = "hygiene-tests-" + "abcdefghij" * 5
 START = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 GOOD = "correct horse battery staple"
 NEW = "an even longer passphrase"

@@ -25,7 +25,7 @@ from app.main import create_app
 from app.models import ApiToken, LoginAttempt, User
 from tests.conftest import FIXTURE_CONTENT, DatabaseFactory, free_port
 
-KEY = "r" * 48
+KEY = "race-tests-" + "abcdefghij" * 5
 PASSWORD = "a long enough passphrase"
 Servers = Callable[..., tuple[list[str], FastAPI]]
 

@@ -15,7 +15,7 @@ from app.srs import offline
 from tests.conftest import ClientFactory, FakeClock
 
 START = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
-KEY = "k" * 40
+KEY = "offline-tests-" + "abcdefghij" * 5
 
 
 @pytest.fixture
