@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from app.auth import accounts, passwords
 from app.datasafety import startup
 from app.models import ApiToken, AuthSession, LoginAttempt
-from tests.conftest import ClientFactory, FakeClock
+from tests.conftest import ClientFactory, FakeClock, loopback_client
 
 KEY = "hygiene-tests-" + "abcdefghij" * 5
 START = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -217,7 +217,7 @@ def test_a_password_change_can_revoke_every_token(
 def test_local_mode_page_views_write_no_session_rows(make_client: ClientFactory) -> None:
     browser = make_client()
     for _ in range(5):
-        visitor = TestClient(browser.app)  # no cookie each time
+        visitor = loopback_client(browser.app)  # no cookie each time
         assert visitor.get("/glossary", headers={"Accept": "text/html"}).status_code == 200
     page = browser.get("/review", headers={"Accept": "text/html"})
     assert "ringside_session=" in page.headers["set-cookie"]
@@ -229,7 +229,7 @@ def test_local_mode_page_views_write_no_session_rows(make_client: ClientFactory)
     assert browser.post("/api/review/alpha-busbw", json=body).status_code == 403
     ok = browser.post("/api/review/alpha-busbw", json=body, headers={"X-CSRF-Token": token[1]})
     assert ok.status_code == 200
-    other = TestClient(browser.app)
+    other = loopback_client(browser.app)
     other.get("/review", headers={"Accept": "text/html"})
     stolen = other.post(
         "/api/review/beta-derive", json={"rating": 3, "idempotency_key": "local-2"},

@@ -54,7 +54,13 @@ def servers(new_database: DatabaseFactory) -> Iterator[Servers]:
             while not server.started:
                 assert time.monotonic() < deadline, "server did not start"
                 time.sleep(0.02)
-            bases.append(f"http://127.0.0.1:{port}")
+            base = f"http://127.0.0.1:{port}"
+            # FastAPI builds a route's parameters at the first request that reaches it; built
+            # from many threads at once, pydantic may warn (an error under pytest). Build them
+            # now, so the burst races on the database, not on route building.
+            for method, path in (("GET", "/login"), ("POST", "/login"), ("POST", "/register")):
+                httpx.request(method, base + path, data={}, timeout=20)
+            bases.append(base)
             apps.append(app)
         return bases, apps[0]
 

@@ -63,10 +63,12 @@ def test_the_mock_page_shows_only_its_own_messages(client: TestClient) -> None:
     assert planted.status_code == 200 and "555-0100" not in planted.text
     assert 'role="alert"' not in planted.text
     token = csrf_of(client, f"/mock/{mock_id}")
-    client.post(f"/mock/{mock_id}/submit", data={"text": "main", "csrf_token": token})
+    main = {"position": "1", "part": "main", "text": "main", "csrf_token": token}
+    client.post(f"/mock/{mock_id}/submit", data=main)
     state = client.get(f"/api/mock/{mock_id}").json()
     if state["step"] == "followup":
-        client.post(f"/mock/{mock_id}/submit", data={"text": "more", "csrf_token": token})
+        more = {"position": "1", "part": "followup", "text": "more", "csrf_token": token}
+        client.post(f"/mock/{mock_id}/submit", data=more)
     no_rating = client.post(
         f"/mock/{mock_id}/grade", data={"csrf_token": token}, follow_redirects=False
     )

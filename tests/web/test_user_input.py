@@ -37,7 +37,8 @@ def test_unstorable_characters_in_json_text_fields(client: TestClient, bad: str)
     mock_id = started_mock(client)
     cases: list[tuple[str, str, dict[str, Any], str]] = [
         ("PUT", f"/api/mock/{mock_id}/answer", {"part": "main", "text": bad}, "text"),
-        ("POST", f"/api/mock/{mock_id}/submit", {"text": bad}, "text"),
+        ("POST", f"/api/mock/{mock_id}/submit", {"position": 1, "part": "main", "text": bad},
+         "text"),
         ("POST", "/api/mock", {"preset": "custom", "topics": [bad]}, 0),  # type: ignore[list-item]
         ("POST", "/api/cards/alpha-drill-bytes/attempts", {"answer": f"1 GB{bad}", "seed": 1},
          "answer"),
@@ -121,7 +122,7 @@ def test_forms_refuse_a_nul_naming_the_field(client: TestClient) -> None:
     assert drill.status_code == 422 and "answer" in drill.text and "NUL" in drill.text
     submit = client.post(
         f"/mock/{mock_id}/submit",
-        data={"text": "main\x00", "csrf_token": token},
+        data={"position": "1", "part": "main", "text": "main\x00", "csrf_token": token},
         headers={"Accept": "text/html"},
         follow_redirects=False,
     )
@@ -160,10 +161,12 @@ def test_accounts_forms_and_tokens_refuse_a_nul(make_client: ClientFactory) -> N
 
 def test_grading_a_question_whose_card_left_the_content_is_a_409(client: TestClient) -> None:
     mock_id = started_mock(client)
-    assert client.post(f"/api/mock/{mock_id}/submit", json={"text": "main"}).status_code == 200
+    main = {"position": 1, "part": "main", "text": "main"}
+    assert client.post(f"/api/mock/{mock_id}/submit", json=main).status_code == 200
     state = client.get(f"/api/mock/{mock_id}").json()
     if state["step"] == "followup":
-        client.post(f"/api/mock/{mock_id}/submit", json={"text": "more"})
+        more = {"position": 1, "part": "followup", "text": "more"}
+        client.post(f"/api/mock/{mock_id}/submit", json=more)
     # As an import from another version, or a card removed from the content, leaves it.
     database = client.app.state.database  # type: ignore[attr-defined]
     with database.write_session() as session:
