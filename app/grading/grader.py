@@ -39,6 +39,7 @@ ECHO_COVER = 0.0  # weight, in that share, of a point's word the question alread
 SHORT_FORMULA = 0.5  # a formula of fewer than FORMULA_SYMBOLS symbols ("K/B", "1/M")
 FORMULA_SYMBOLS = 4
 POINT_FORMULA = 0.7  # a formula written in the point itself, not among its keywords
+SCATTERED = 0.8  # share of a phrase's weight when its words are in one statement, not in order
 DENIED = 0.6  # taken off when a strong keyword is found only denied
 
 STRATEGIES = frozenset({"dp", "tp", "pp", "ep", "cp", "sp"})
@@ -100,6 +101,9 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
         if affirmed:
             weights.append(weight)
             found.append(evidence.text)
+        elif not negated and _scattered(evidence, answer, point.about):
+            weights.append(weight * SCATTERED)
+            found.append(evidence.text)
         elif negated:
             denied = max(denied, weight)
     weights.sort(reverse=True)
@@ -121,6 +125,25 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
     if denied >= SINGLE_WORD:
         score -= DENIED
     return score, found
+
+
+def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> bool:
+    """A phrase's words all said in one statement, though in another order or further apart
+    ("the skew of the launches" for "launch skew")."""
+    if len(evidence.words) < 2:
+        return False
+    wanted = [(answer.similar(w.stem), w.negated) for w in evidence.words]
+    return any(
+        all(
+            any(
+                w.stem in similar and w.negated == negated
+                and about_the_same(about, c.subject_at(w.start))
+                for w in c.words
+            )
+            for similar, negated in wanted
+        )
+        for c in answer.clauses
+    )  # fmt: skip
 
 
 def _said(word: Word, answer: Answer, about: frozenset[str]) -> bool:
