@@ -3,7 +3,9 @@
     python bench/grader.py
 
 Runs the labelled answers in tests/grading/ (answers_tuning.yml, which the grader's weights
-were tuned on, and answers_heldout.yml, which nothing was tuned on) through the grader and,
+were tuned on, and answers_heldout.yml and answers_heldout2.yml, which nothing was tuned on:
+the second was written on cards of topics 09-10 before the grader's second round of changes,
+which were decided on the tuning set alone) through the grader and,
 for comparison, through the keyword matcher it replaced. Prints micro precision, recall and
 F1 over rubric points, overall and by kind of answer (strong, partial, wrong), and the mean
 number of points suggested for a wrong answer. Targets: F1 >= 0.85, at most 0.5 points per
@@ -33,6 +35,7 @@ from app.grading import check  # noqa: E402
 SETS = {
     "tuning": ROOT / "tests" / "grading" / "answers_tuning.yml",
     "held-out": ROOT / "tests" / "grading" / "answers_heldout.yml",
+    "held-out 2": ROOT / "tests" / "grading" / "answers_heldout2.yml",
 }
 KINDS = ("strong", "partial", "wrong")
 

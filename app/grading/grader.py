@@ -23,6 +23,7 @@ from app.grading.evidence import (
     formula_at,
     read,
 )
+from app.grading.field import field
 from app.grading.subjects import entities
 from app.grading.text import Word, clauses, lower, normalise
 
@@ -38,28 +39,12 @@ ECHO_COVER = 0.0  # weight, in that share, of a point's word the question alread
 SHORT_FORMULA = 0.5  # a formula of fewer than FORMULA_SYMBOLS symbols ("K/B", "1/M")
 FORMULA_SYMBOLS = 4
 POINT_FORMULA = 0.7  # a formula written in the point itself, not among its keywords
-MIN_WORDS = 4  # a point with fewer words of its own proves less when they are found
+SCATTERED = 0.8  # share of a phrase's weight when its words are in one statement, not in order
 DENIED = 0.6  # taken off when a strong keyword is found only denied
 
 STRATEGIES = frozenset({"dp", "tp", "pp", "ep", "cp", "sp"})
-GENERIC = {
-    "gpu", "memori", "time", "data", "model", "layer", "byte", "comput", "communic", "step",
-    "rank", "node", "network", "bandwidth", "weight", "gradient", "paramet", "forward",
-    "backward", "default", "ring", "tree", "load", "send", "token", "overlap", "latenc",
-    "latency", "first", "after", "between", "count", "half", "origin", "interv", "second",
-    "minut", "hour", "optim", "optimiz", "activ", "sequenc", "parallel", "all",
-    "reduc", "switch", "link", "size", "number", "cost", "fast", "slow", "larg",
-    "small", "bias", "total", "ratio", "expert", "batch", "microbatch", "loss",
-    "path", "peer", "host", "cpu", "nvlink", "share", "stage", "state", "run", "split",
-}  # fmt: skip
-# Verbs a rubric point opens with ("Names…", "Derives…"): they say what to do, not what to say.
-RUBRIC_VERBS = {
-    "use", "state", "name", "note", "give", "explain", "say", "deriv", "count", "comput",
-    "write", "know", "get", "put", "compar", "quantifi", "identifi", "describ", "defin",
-    "mention", "distinguish", "prescrib", "realiz", "see", "find", "appli", "convert", "show",
-    "evalu", "connect", "relat", "sum", "total", "divid", "multipli", "place", "substitut",
-    "contrast", "link", "charg", "rais", "notic", "start", "keep",
-}  # fmt: skip
+SPECIFIC = 0.35  # rarity (app.grading.field) above which a word is not one every answer uses
+MIN_WORDS = 5  # a point with fewer words of its own proves less when they are found
 
 
 _SYMBOL = re.compile(r"alpha|beta|gamma|delta|tau|psi|sqrt|[a-z0-9]")
@@ -91,8 +76,8 @@ class Check:
 @dataclass(frozen=True)
 class _Point:
     keywords: tuple[tuple[Evidence, float], ...]
-    own_words: tuple[Word, ...]  # the point's own words (rubric verbs left out)
-    own_weights: tuple[float, ...]  # 1, or ECHO_COVER for a word the question says too
+    own_words: tuple[Word, ...]  # the point's own words
+    own_weights: tuple[float, ...]  # each word's evidence, ECHO_COVER if the question says it
     about: frozenset[str]  # the strategies or stages the point speaks of, if any
 
 
@@ -116,6 +101,9 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
         if affirmed:
             weights.append(weight)
             found.append(evidence.text)
+        elif not negated and _scattered(evidence, answer, point.about):
+            weights.append(weight * SCATTERED)
+            found.append(evidence.text)
         elif negated:
             denied = max(denied, weight)
     weights.sort(reverse=True)
@@ -126,16 +114,36 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
             for w, weight in zip(point.own_words, point.own_weights, strict=True)
             if _said(w, answer, point.about)
         ]
-        total = max(sum(point.own_weights), MIN_WORDS)
-        score += COVERAGE * sum(weight for _w, weight in said) / total
+        total = sum(point.own_weights)
+        share = sum(weight for _w, weight in said) / total if total else 0.0
+        score += COVERAGE * share * min(1.0, len(point.own_words) / MIN_WORDS)
         found += [
             f"{w.stem}…"
             for w, weight in said
-            if weight == 1 and not any(w.stem in f.lower() for f in found)
+            if weight > ECHO_COVER and not any(w.stem in f.lower() for f in found)
         ]
     if denied >= SINGLE_WORD:
         score -= DENIED
     return score, found
+
+
+def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> bool:
+    """A phrase's words all said in one statement, though in another order or further apart
+    ("the skew of the launches" for "launch skew")."""
+    if len(evidence.words) < 2:
+        return False
+    wanted = [(answer.similar(w.stem), w.negated) for w in evidence.words]
+    return any(
+        all(
+            any(
+                w.stem in similar and w.negated == negated
+                and about_the_same(about, c.subject_at(w.start))
+                for w in c.words
+            )
+            for similar, negated in wanted
+        )
+        for c in answer.clauses
+    )  # fmt: skip
 
 
 def _said(word: Word, answer: Answer, about: frozenset[str]) -> bool:
@@ -187,9 +195,10 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
         own: dict[str, Word] = {}
         for part in clauses(lower(normalise(point))):
             for word in part.words:
-                if word.stem not in RUBRIC_VERBS and len(word.stem) > 1:
+                if len(word.stem) > 1:
                     own.setdefault(word.stem, word)
-        own_weights = tuple(ECHO_COVER if stem in asked else 1.0 for stem in own)
+        words = field()
+        own_weights = tuple(ECHO_COVER if stem in asked else words.evidence(stem) for stem in own)
         about = entities(lower(normalise(point)))
         out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about))
     return out
@@ -203,7 +212,8 @@ def _weight(
 ) -> float:
     if evidence.words:
         stems = [w.stem for w in evidence.words]
-        specific = [s for s in stems if s not in GENERIC and len(s) > 2]
+        words = field()
+        specific = [s for s in stems if words.rarity(s) >= SPECIFIC and len(s) > 2]
         named = entities(lower(evidence.text))
         if named and named <= STRATEGIES and len(stems) <= 2:
             weight = GENERIC_WORD  # "PP", "DP": which strategy, not what is said of it

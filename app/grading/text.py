@@ -101,6 +101,38 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "halving": ("halv",),
     "gpipe": ("gpipe",),
 }
+# Words of the field people use for one another, read as one: "throughput" makes a point
+# that says "bandwidth", "a couple of experts" one that says "a few".
+SYNONYMS: dict[str, str] = {
+    "throughput": "bandwidth",
+    "delay": "latency",
+    "delays": "latency",
+    "partition": "shard",
+    "partitions": "shard",
+    "partitioned": "shard",
+    "partitioning": "shard",
+    "couple": "few",
+    "handful": "few",
+    "identical": "same",
+    "equal": "same",
+    "equals": "same",
+    "largest": "biggest",
+    "highest": "biggest",
+    "smallest": "fewest",
+    "lowest": "fewest",
+    "least": "fewest",
+    "quick": "fast",
+    "quicker": "faster",
+    "omit": "skip",
+    "omitted": "skip",
+    "omits": "skip",
+    "bypass": "skip",
+    "bypasses": "skip",
+    "bypassed": "skip",
+    "twice": "double",
+    "doubles": "double",
+    "doubled": "double",
+}
 _JOINED: dict[tuple[str, ...], str] = {("micro", "batch"): "microbatch"}
 _JOINED |= {("micro", "batches"): "microbatch"}
 _JOINED |= {("cut", "in", "half"): "halv", ("by", "half"): "halv", ("zero", "bubble"): "zb"}
@@ -199,6 +231,7 @@ def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
     raw: list[tuple[str, int]] = []
     for match in _TOKEN.finditer(text):
         token = match[0].rstrip("'")
+        token = SYNONYMS.get(token, token)
         for part in ABBREVIATIONS.get(token, (token,)):
             raw.append((part, match.start()))
     raw = _join(raw)
