@@ -43,6 +43,13 @@ TYPES = ("audio/webm", "audio/ogg", "audio/mp4")  # what MediaRecorder produces 
 PARTS = ("main", "followup")
 
 
+def size_text(n: int) -> str:
+    """A byte count for people: "20 MB", "512 kB", "10 bytes"."""
+    if n >= 2**20:
+        return f"{n / 2**20:.3g} MB"
+    return f"{n / 1024:.3g} kB" if n >= 1024 else f"{n} bytes"
+
+
 class TooLarge(mocks.MockError):
     """Past the size cap: 413."""
 
@@ -114,10 +121,10 @@ def add_chunk(
     if not data:
         raise AudioRefused("audio: the chunk is empty")
     if len(data) > MAX_CHUNK_BYTES:
-        raise TooLarge(f"audio: a chunk may hold at most {MAX_CHUNK_BYTES // 2**20} MB")
+        raise TooLarge(f"audio: a chunk may hold at most {size_text(MAX_CHUNK_BYTES)}")
     if total + len(data) > MAX_BYTES:
         raise TooLarge(
-            f"audio: an answer may hold at most {MAX_BYTES // 2**20} MB of audio; "
+            f"audio: an answer may hold at most {size_text(MAX_BYTES)} of audio; "
             "what was recorded so far is kept"
         )
     window = _window(question, part)

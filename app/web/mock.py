@@ -120,9 +120,10 @@ class SavedOut(BaseModel):
 
 def _fail(error: mocks.MockError) -> HTTPException:
     if isinstance(error, voice.TooLarge):
-        return HTTPException(status_code=413, detail=str(error))
+        return HTTPException(status_code=413, detail=str(error).removeprefix("audio: "))
     if isinstance(error, voice.AudioRefused):
-        detail = [{"loc": ["body"], "msg": str(error), "type": "value_error"}]
+        message = str(error).removeprefix("audio: ")
+        detail = [{"loc": ["body"], "msg": message, "type": "value_error"}]
         return HTTPException(status_code=422, detail=detail)
     if isinstance(error, mocks.TooLate):
         return HTTPException(status_code=409, detail=str(error))
