@@ -259,7 +259,9 @@ function recorder(panel, mockId) {
       analyser.getByteTimeDomainData(samples);
       let sum = 0;
       for (const s of samples) sum += ((s - 128) / 128) ** 2;
-      meter.value = Math.min(1, Math.sqrt(sum / samples.length) * 3);
+      // Loudness in decibels, -60 dB (silence) to 0 dB (full scale), as a 0–1 meter.
+      const decibels = 20 * Math.log10(Math.sqrt(sum / samples.length) || 1e-6);
+      meter.value = Math.max(0, Math.min(1, (decibels + 60) / 60));
       requestAnimationFrame(draw);
     };
     draw();
