@@ -321,7 +321,9 @@ function recorder(panel, mockId) {
     stop();
     if (wasRecording) await stopped;
     media = null;
-    await pump();
+    // Wait for the upload, but not for ever: a submit at zero must not hang on a bad network
+    // (what is still queued goes with keepalive as the page leaves).
+    await Promise.race([pump(), new Promise((resolve) => setTimeout(resolve, 10000))]);
     if (!refused) {
       say(queue.length ? "Some audio could not be uploaded." : "Recording saved. Record again for another take, or submit.", Boolean(queue.length));
     }

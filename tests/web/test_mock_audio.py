@@ -82,7 +82,9 @@ def test_chunks_join_in_order_and_a_resent_chunk_changes_nothing(
     assert played.headers["content-type"] == WEBM
     assert played.content == HEADER + b"onetwothree"
     # The answering page offers the next take; the report plays the recording.
-    assert 'data-take="2"' in client.get(f"/mock/{mock_id}").text
+    answering = client.get(f"/mock/{mock_id}").text
+    assert 'data-take="2"' in answering and "1 recording saved for this answer." in answering
+    assert f'src="/api/mock/{mock_id}/audio/1/main/1"' in answering
     client.post(f"/api/mock/{mock_id}/submit", json={"position": 1, "part": "main"})
     assert put(client, mock_id, 0, HEADER + b"push", part="followup").status_code == 200
     client.post(f"/api/mock/{mock_id}/submit", json={"position": 1, "part": "followup"})
