@@ -51,19 +51,25 @@ def voice_page(voice_browser: Any) -> Iterator[Any]:
     assert errors == [], f"errors on the page: {errors}"
 
 
-def test_an_answer_spoken_out_loud_is_played_back_in_the_report(
-    voice_page: Any, live_server: str
-) -> None:
-    page = voice_page
+def answering(page: Any, live_server: str) -> str:
+    """A one-question, two-minute session without follow-up, its clock started; its URL."""
     page.goto(f"{live_server}/mock")
     page.fill("#questions", "1")
     page.fill("#minutes", "2")
     page.uncheck("input[name=followups]")
     page.click("form.settings-form > button")
     page.wait_for_url(re.compile(r"/mock/\d+$"))
-    mock_url = page.url
+    mock_url: str = page.url
     page.click(".mock-start button")
     page.locator("textarea#answer").wait_for()
+    return mock_url
+
+
+def test_an_answer_spoken_out_loud_is_played_back_in_the_report(
+    voice_page: Any, live_server: str
+) -> None:
+    page = voice_page
+    mock_url = answering(page, live_server)
 
     # Nothing is asked of the microphone before the click.
     assert page.locator(".voice-live").is_hidden()
@@ -116,3 +122,21 @@ def test_an_answer_spoken_out_loud_is_played_back_in_the_report(
     )
     assert played["error"] is None and played["time"] > 0.3, played
     audit(page, "mock-voice-report")
+
+
+def test_closing_the_tab_mid_answer_keeps_what_was_said(voice_page: Any, live_server: str) -> None:
+    page = voice_page
+    mock_url = answering(page, live_server)
+    page.get_by_role("button", name="Answer out loud").click()
+    page.wait_for_function(
+        "() => /kB saved/.test(document.querySelector('.voice-status').textContent)",
+        timeout=15000,
+    )
+    context = page.context
+    page.close()  # never stopped: the tab is simply gone
+    again = context.new_page()
+    again.goto(mock_url)
+    assert again.locator(".voice-status").inner_text() == "1 recording saved for this answer."
+    assert again.locator(".voice").get_attribute("data-take") == "2"
+    kept = again.request.get(f"{mock_url.replace('/mock/', '/api/mock/')}/audio/1/main/1")
+    assert kept.status == 200 and kept.body()[:4] == b"\x1a\x45\xdf\xa3"
