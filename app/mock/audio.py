@@ -25,6 +25,7 @@ what was said. The audio goes when the session is deleted.
 """
 
 import base64
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -41,6 +42,7 @@ MAX_TAKES = 20  # per answer: a reload or a second thought starts a new take
 MAX_SEQ = 100_000
 TYPES = ("audio/webm", "audio/ogg", "audio/mp4")  # what MediaRecorder produces in browsers
 PARTS = ("main", "followup")
+_RANGE = re.compile(r"bytes=([0-9]{0,15})-([0-9]{0,15})", re.IGNORECASE)
 
 
 def size_text(n: int) -> str:
@@ -203,6 +205,23 @@ def take_audio(session: Session, question_id: int, part: str, take: int) -> tupl
     if not rows:
         return "", b""
     return rows[0][0], b"".join(bytes(data) for _, data in rows)
+
+
+def byte_range(header: str, size: int) -> tuple[int, int] | None:
+    """The one range of `Range: bytes=…` as (first, last), inclusive; None to send it all
+    (no usable single byte range: several ranges, another unit, a malformed header);
+    (-1, -1) when the range lies outside the `size` bytes (416)."""
+    match = _RANGE.fullmatch(header.strip())
+    if match is None or not (match[1] or match[2]):
+        return None
+    if not match[1]:  # the last N bytes
+        count = int(match[2])
+        return (max(0, size - count), size - 1) if count else (-1, -1)
+    first = int(match[1])
+    last = min(int(match[2]), size - 1) if match[2] else size - 1
+    if first >= size or last < first:
+        return (-1, -1)
+    return first, last
 
 
 def next_take(session: Session, question_id: int, part: str) -> int:

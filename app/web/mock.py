@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Form, HTTPException, Path, Request
+from fastapi import APIRouter, Body, Form, Header, HTTPException, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
@@ -461,14 +461,20 @@ async def audio_chunk_api(
     response_class=Response,
     responses={
         200: {"content": {t: {} for t in voice.TYPES}, "description": "The recording."},
+        206: {"content": {t: {} for t in voice.TYPES}, "description": "The range asked for."},
         404: {"description": "No such recording of yours"},
+        416: {"description": "A range outside the recording"},
     },
 )
 def audio_api(
     mock_id: MockId, position: Position, part: Part, take: TakeNo, session: SessionDep,
     user_id: UserDep,
+    range_: Annotated[str | None, Header(alias="range", max_length=100)] = None,
 ) -> Response:  # fmt: skip
-    """A recorded answer, to play back; only its owner gets it (anyone else: 404)."""
+    """A recorded answer, to play back; only its owner gets it (anyone else: 404).
+
+    One byte range (`Range: bytes=0-1023`) is honoured, as Safari's player asks for it.
+    """
     mock = mocks.load(session, user_id, mock_id)
     question = (
         next((q for q in mocks.questions(session, mock) if q.position == position), None)
@@ -478,9 +484,17 @@ def audio_api(
     mime, data = voice.take_audio(session, question.id, part, take) if question else ("", b"")
     if not data:
         raise HTTPException(status_code=404, detail="No such recording of yours.")
-    return Response(
-        data, media_type=mime, headers={"Content-Disposition": "inline", "Accept-Ranges": "none"}
-    )
+    headers = {"Content-Disposition": "inline", "Accept-Ranges": "bytes"}
+    wanted = voice.byte_range(range_, len(data)) if range_ else None
+    if wanted is None:
+        return Response(data, media_type=mime, headers=headers)
+    if wanted == (-1, -1):
+        return Response(
+            status_code=416, headers={**headers, "Content-Range": f"bytes */{len(data)}"}
+        )
+    first, last = wanted
+    headers["Content-Range"] = f"bytes {first}-{last}/{len(data)}"
+    return Response(data[first : last + 1], status_code=206, media_type=mime, headers=headers)
 
 
 # --- pages ---------------------------------------------------------------------------------

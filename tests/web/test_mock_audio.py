@@ -227,3 +227,21 @@ def test_audio_goes_out_in_the_export_and_comes_back_once(
         assert refused.status_code == 422, refused.text
         assert message in refused.text
     assert chunk_rows(fresh) == 2
+
+
+def test_playback_honours_one_byte_range(client: TestClient) -> None:
+    mock_id = started(client)
+    put(client, mock_id, 0, HEADER + b"0123456789")
+    url = f"/api/mock/{mock_id}/audio/1/main/1"
+    whole = client.get(url)
+    assert whole.status_code == 200 and whole.headers["accept-ranges"] == "bytes"
+    first = client.get(url, headers={"range": "bytes=0-1"})
+    assert first.status_code == 206 and first.content == HEADER[:2]
+    assert first.headers["content-range"] == "bytes 0-1/14"
+    tail = client.get(url, headers={"range": "bytes=-3"})
+    assert tail.status_code == 206 and tail.content == b"789"
+    assert client.get(url, headers={"range": "bytes=10-"}).content == b"6789"
+    assert client.get(url, headers={"range": "bytes=99-"}).status_code == 416
+    # Several ranges, another unit or nonsense: the whole recording, as if none were asked.
+    for header in ("bytes=0-1,4-5", "items=0-1", "bytes=1x-3", "bytes=-"):
+        assert client.get(url, headers={"range": header}).content == HEADER + b"0123456789"
