@@ -12,6 +12,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -200,6 +201,30 @@ class MockQuestion(Base):
     confirmed_points: Mapped[list[int] | None] = mapped_column(JSON)  # what the user confirmed
     rating: Mapped[int | None] = mapped_column(Integer)
     graded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class MockAudioChunk(Base):
+    """A piece of a spoken answer, as the browser's recorder handed it over.
+
+    A take is one recording (start to stop) of one part of a question; its chunks, joined in
+    sequence order, are the take's audio file. Kept in the database, not in files, so every
+    app process behind a load balancer sees the same recordings, and deleting a mock session
+    (or its user) deletes them by cascade.
+    """
+
+    __tablename__ = "mock_audio_chunks"
+    __table_args__ = (UniqueConstraint("question_id", "part", "take", "seq"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("mock_questions.id", ondelete="CASCADE"), index=True
+    )
+    part: Mapped[str] = mapped_column(String(8))  # main | followup
+    take: Mapped[int] = mapped_column(Integer)  # 1, 2, … per part
+    seq: Mapped[int] = mapped_column(Integer)  # 0, 1, … within the take
+    mime: Mapped[str] = mapped_column(String(64))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class AuthSession(Base):

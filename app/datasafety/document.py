@@ -5,6 +5,8 @@ forbids unknown fields and caps what the tables cap, so a foreign or edited file
 with the path of its first problem before anything is written.
 """
 
+import base64
+import binascii
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Annotated, Any, Literal
@@ -26,6 +28,7 @@ from pydantic import (
 )
 
 from app.drills.engine import MAX_SEED
+from app.mock import audio as voice
 from app.mock.sessions import MAX_ANSWER
 from app.srs import optimizer, scheduling
 from app.srs import settings as srs_settings
@@ -238,6 +241,38 @@ Points = Annotated[list[Annotated[int, Field(ge=0, le=99)]], Field(max_length=10
 Text = Annotated[str, StringConstraints(max_length=MAX_ANSWER)]
 
 
+def _audio(text: str) -> str:
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("not base64") from None
+    if not data:
+        raise ValueError("a recording cannot be empty")
+    if len(data) > voice.MAX_BYTES:
+        raise ValueError(f"a recording may hold at most {voice.MAX_BYTES // 2**20} MB")
+    return text
+
+
+def _audio_type(text: str) -> str:
+    if voice.media_type(text) != text:
+        raise ValueError("not an audio type Ringside keeps (audio/webm, audio/ogg, audio/mp4)")
+    return text
+
+
+class RecordingDoc(Record):
+    """A spoken answer: one take of one part, its audio as base64 inside the document, so the
+    export stays one self-contained file that imports as the rest does."""
+
+    part: Literal["main", "followup"]
+    take: Annotated[int, Field(ge=1, le=voice.MAX_TAKES)]
+    mime: Annotated[str, StringConstraints(max_length=64), AfterValidator(_audio_type)]
+    data: Annotated[
+        str,
+        StringConstraints(max_length=(voice.MAX_BYTES + 2) // 3 * 4),
+        AfterValidator(_audio),
+    ]
+
+
 class MockQuestionDoc(Record):
     position: Annotated[int, Field(ge=1, le=100)]
     card_id: CardId
@@ -255,6 +290,21 @@ class MockQuestionDoc(Record):
     confirmed_points: Points | None
     rating: Rating | None
     graded_at: Time | None
+    # Spoken answers (absent in older exports).
+    recordings: Annotated[list[RecordingDoc], Field(max_length=2 * voice.MAX_TAKES)] = []
+
+    @model_validator(mode="after")
+    def _takes_unique(self) -> "MockQuestionDoc":
+        keys = [(r.part, r.take) for r in self.recordings]
+        if len(set(keys)) != len(keys):
+            raise ValueError("two recordings share a part and take")
+        for part in ("main", "followup"):
+            size = sum(len(r.data) * 3 // 4 for r in self.recordings if r.part == part)
+            if size > voice.MAX_BYTES + 2 * voice.MAX_TAKES:
+                raise ValueError(
+                    f"the {part} answer's recordings exceed {voice.MAX_BYTES // 2**20} MB"
+                )
+        return self
 
 
 class MockSessionDoc(Record):

@@ -21,6 +21,7 @@ from app.datasafety.document import (
     UserDoc,
     describe,
 )
+from app.mock import audio as voice
 from app.models import (
     Attempt,
     CardState,
@@ -150,7 +151,10 @@ def _document(session: Session, user_id: int) -> dict[str, Any]:
             _columns(
                 mock,
                 MockSessionDoc,
-                questions=[_columns(q, MockQuestionDoc) for q in questions[mock.id]],
+                questions=[
+                    _columns(q, MockQuestionDoc, recordings=voice.export_takes(session, q.id))
+                    for q in questions[mock.id]
+                ],
             )
             for mock in mocks
         ],

@@ -7,11 +7,13 @@ an older export, changes nothing. What "already here" means, per kind of record:
 - card states: a card's state comes from whichever side reviewed it last;
 - review logs: the same card graded at the same instant;
 - attempts: the same card answered at the same instant;
-- mock interviews: one started at the same instant (its questions come with it).
+- mock interviews: one started at the same instant (its questions, and their recordings,
+  come with it).
 
 Callers pass an open write session (one transaction); nothing here commits.
 """
 
+import base64
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
@@ -21,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from app import locks
 from app.datasafety.document import ExportDocument
+from app.mock import audio as voice
 from app.models import (
     Attempt,
     CardState,
@@ -175,7 +178,15 @@ def _mock_sessions(session: Session, user_id: int, doc: ExportDocument, out: Imp
         row = MockSession(user_id=user_id, **mock.model_dump(exclude={"questions"}))
         session.add(row)
         session.flush()  # the questions need the session's id
-        session.add_all(
-            MockQuestion(session_id=row.id, **question.model_dump()) for question in mock.questions
-        )
+        for question in mock.questions:
+            asked = MockQuestion(session_id=row.id, **question.model_dump(exclude={"recordings"}))
+            session.add(asked)
+            if question.recordings:
+                session.flush()  # the recordings need the question's id
+            for take in question.recordings:
+                when = question.submitted_at or question.started_at or mock.created_at
+                voice.import_take(
+                    session, asked.id, take.part, take.take, take.mime,
+                    base64.b64decode(take.data), when,
+                )  # fmt: skip
         out.added["mock_sessions"] += 1

@@ -5,14 +5,16 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Form, HTTPException, Path, Request
+from fastapi import APIRouter, Body, Form, Header, HTTPException, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from app import locks
 from app.content.catalog import Catalog
+from app.mock import audio as voice
 from app.mock import report as reports
 from app.mock import sessions as mocks
 from app.models import MockQuestion, MockSession
@@ -120,6 +122,12 @@ class SavedOut(BaseModel):
 
 
 def _fail(error: mocks.MockError) -> HTTPException:
+    if isinstance(error, voice.TooLarge):
+        return HTTPException(status_code=413, detail=str(error).removeprefix("audio: "))
+    if isinstance(error, voice.AudioRefused):
+        message = str(error).removeprefix("audio: ")
+        detail = [{"loc": ["body"], "msg": message, "type": "value_error"}]
+        return HTTPException(status_code=422, detail=detail)
     if isinstance(error, mocks.TooLate):
         return HTTPException(status_code=409, detail=str(error))
     field, _, message = str(error).partition(": ")
@@ -361,6 +369,142 @@ def abandon_api(
     return _act(database, user_id, mock_id, catalog, now, "abandon")
 
 
+@router.delete("/api/mock/{mock_id}", status_code=204, tags=["mock"], responses=NOT_FOUND)
+def delete_api(mock_id: MockId, database: DatabaseDep, user_id: UserDep) -> Response:
+    """Delete a session with its answers and their recordings; its reviews stay in the log."""
+    with _writing(database, user_id, mock_id) as (session, mock):
+        voice.delete_session(session, mock)
+    return Response(status_code=204)
+
+
+# --- spoken answers -------------------------------------------------------------------------
+
+Position = Annotated[int, Path(ge=1, le=100, description="The question (1-based).")]
+Part = Annotated[Literal["main", "followup"], Path(description="The answer recorded.")]
+TakeNo = Annotated[int, Path(ge=1, le=voice.MAX_TAKES, description="One recording, 1-based.")]
+Seq = Annotated[int, Path(ge=0, le=voice.MAX_SEQ, description="The chunk's number, from 0.")]
+AUDIO_ERRORS: dict[int | str, dict[str, Any]] = {
+    **NOT_FOUND,
+    409: {"description": "No such question in this session"},
+    413: {"description": "Past the size cap of an answer's audio, or of one chunk"},
+    415: {"description": "Not audio/webm, audio/ogg or audio/mp4"},
+}
+
+
+class ChunkOut(BaseModel):
+    stored: bool = Field(description="False when this chunk was already here (a resend).")
+    bytes_total: int = Field(description="The answer's audio so far, every take together.")
+    chunks: int
+    max_bytes: int
+
+
+def _store_chunk(
+    database: Any, user_id: int, mock_id: int, position: int, part: str, take: int, seq: int,
+    mime: str, data: bytes, now: datetime,
+) -> ChunkOut:  # fmt: skip
+    try:
+        with _writing(database, user_id, mock_id) as (session, mock):
+            question = next((q for q in mocks.questions(session, mock) if q.position == position),
+                            None)  # fmt: skip
+            if question is None:
+                raise HTTPException(
+                    status_code=409, detail=f"This session has no question {position}."
+                )
+            mocks.settle(question, now)
+            stored = voice.add_chunk(session, question, part, take, seq, mime, data, now)
+            return ChunkOut(
+                stored=stored.stored, bytes_total=stored.bytes_total, chunks=stored.chunks,
+                max_bytes=voice.MAX_BYTES,
+            )  # fmt: skip
+    except mocks.MockError as error:
+        raise _fail(error) from None
+
+
+@router.put(
+    "/api/mock/{mock_id}/audio/{position}/{part}/{take}/{seq}",
+    tags=["mock"],
+    responses=AUDIO_ERRORS,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {t: {"schema": {"type": "string", "format": "binary"}} for t in voice.TYPES},
+        }
+    },
+)
+async def audio_chunk_api(
+    request: Request, mock_id: MockId, position: Position, part: Part, take: TakeNo, seq: Seq,
+    database: DatabaseDep, user_id: UserDep, now: NowDep,
+) -> ChunkOut:  # fmt: skip
+    """Upload one chunk of a spoken answer, as the recorder produced it.
+
+    Chunks of a take are numbered from 0 and joined in order; a chunk resent with a number
+    already stored changes nothing (`stored` is false). 413 past the answer's size cap, 422
+    once the answer's time (plus a short grace) is over: what was stored before is kept.
+    """
+    mime = voice.media_type(request.headers.get("content-type"))
+    if mime is None:
+        raise HTTPException(status_code=415, detail="Send audio/webm, audio/ogg or audio/mp4.")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > voice.MAX_CHUNK_BYTES:
+        raise HTTPException(
+            status_code=413, detail=f"A chunk may hold at most {voice.MAX_CHUNK_BYTES // 2**20} MB."
+        )
+    data = bytearray()
+    async for piece in request.stream():
+        data.extend(piece)
+        if len(data) > voice.MAX_CHUNK_BYTES:
+            raise HTTPException(
+                status_code=413,
+                detail=f"A chunk may hold at most {voice.MAX_CHUNK_BYTES // 2**20} MB.",
+            )
+    return await run_in_threadpool(
+        _store_chunk, database, user_id, mock_id, position, part, take, seq, mime, bytes(data),
+        now,
+    )  # fmt: skip
+
+
+@router.get(
+    "/api/mock/{mock_id}/audio/{position}/{part}/{take}",
+    tags=["mock"],
+    response_class=Response,
+    responses={
+        200: {"content": {t: {} for t in voice.TYPES}, "description": "The recording."},
+        206: {"content": {t: {} for t in voice.TYPES}, "description": "The range asked for."},
+        404: {"description": "No such recording of yours"},
+        416: {"description": "A range outside the recording"},
+    },
+)
+def audio_api(
+    mock_id: MockId, position: Position, part: Part, take: TakeNo, session: SessionDep,
+    user_id: UserDep,
+    range_: Annotated[str | None, Header(alias="range", max_length=100)] = None,
+) -> Response:  # fmt: skip
+    """A recorded answer, to play back; only its owner gets it (anyone else: 404).
+
+    One byte range (`Range: bytes=0-1023`) is honoured, as Safari's player asks for it.
+    """
+    mock = mocks.load(session, user_id, mock_id)
+    question = (
+        next((q for q in mocks.questions(session, mock) if q.position == position), None)
+        if mock
+        else None
+    )
+    mime, data = voice.take_audio(session, question.id, part, take) if question else ("", b"")
+    if not data:
+        raise HTTPException(status_code=404, detail="No such recording of yours.")
+    headers = {"Content-Disposition": "inline", "Accept-Ranges": "bytes"}
+    wanted = voice.byte_range(range_, len(data)) if range_ else None
+    if wanted is None:
+        return Response(data, media_type=mime, headers=headers)
+    if wanted == (-1, -1):
+        return Response(
+            status_code=416, headers={**headers, "Content-Range": f"bytes */{len(data)}"}
+        )
+    first, last = wanted
+    headers["Content-Range"] = f"bytes {first}-{last}/{len(data)}"
+    return Response(data[first : last + 1], status_code=206, media_type=mime, headers=headers)
+
+
 # --- pages ---------------------------------------------------------------------------------
 
 
@@ -459,6 +603,14 @@ def history_page(
     )
 
 
+def _recordings(session: Session, mock: MockSession) -> dict[int, dict[str, list[voice.Take]]]:
+    """The session's recordings by question position, then part."""
+    out: dict[int, dict[str, list[voice.Take]]] = {}
+    for take in voice.takes(session, mock):
+        out.setdefault(take.position, {}).setdefault(take.part, []).append(take)
+    return out
+
+
 @router.get("/mock/{mock_id}", response_class=HTMLResponse, include_in_schema=False)
 def session_page(
     request: Request,
@@ -488,10 +640,24 @@ def session_page(
         "remaining": mocks.remaining_seconds(question, now) if question else 0,
         "suggested": mocks.suggestions(question, card) if question and card else [],
         "max_answer": mocks.MAX_ANSWER,
+        "next_take": voice.next_take(
+            session, question.id, "followup" if step.kind == "followup" else "main"
+        )
+        if question
+        else 1,
+        "audio_max_mb": voice.MAX_BYTES // 2**20,
+        "recordings": _recordings(session, mock).get(question.position, {}) if question else {},
         "followup_minutes": mocks.followup_minutes(mock.minutes_per_question),
         "error": PAGE_ERRORS.get(error or ""),  # a code: a link cannot put words on the page
     }
     return templates.TemplateResponse(request, "mock/session.html", context)
+
+
+@router.post("/mock/{mock_id}/delete", include_in_schema=False)
+def delete_page(mock_id: MockId, database: DatabaseDep, user_id: UserDep) -> RedirectResponse:
+    with _writing(database, user_id, mock_id) as (session, mock):
+        voice.delete_session(session, mock)
+    return RedirectResponse("/mock/history", status_code=303)
 
 
 @router.post("/mock/{mock_id}/{action}", include_in_schema=False)
@@ -561,7 +727,9 @@ def report_page(
     if mock is None:
         raise HTTPException(status_code=404, detail=f"No mock session {mock_id} of yours.")
     built = reports.build(mock, mocks.questions(session, mock), catalog)
-    return templates.TemplateResponse(request, "mock/report.html", {"report": built})
+    return templates.TemplateResponse(
+        request, "mock/report.html", {"report": built, "recordings": _recordings(session, mock)}
+    )
 
 
 @router.get("/api/mock/{mock_id}/report", tags=["mock"], responses=NOT_FOUND)

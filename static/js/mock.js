@@ -19,6 +19,7 @@ function csrf() {
   const draftKey = `ringside-mock-${mockId}-q${page?.dataset.position}-${part}`;
   let timer = null;
   let submitting = false;
+  const voice = recorder(page?.querySelector(".voice"), mockId);
 
   const status = (text) => {
     const state = form?.querySelector(".save-state");
@@ -85,6 +86,12 @@ function csrf() {
     });
     window.addEventListener("pagehide", () => { if (!submitting) save(true); });
     form.addEventListener("submit", (event) => {
+      if (voice?.busy()) {
+        // Hand in after the recording has stopped and its last chunks are uploaded.
+        event.preventDefault();
+        voice.finish().then(() => { submitting = true; form.submit(); });
+        return;
+      }
       if (!counter()) {
         event.preventDefault();
         return;
@@ -151,7 +158,192 @@ function csrf() {
     tick();
   }
 
-  page?.querySelector(".abandon-form")?.addEventListener("submit", (event) => {
-    if (!confirm(event.target.dataset.confirm)) event.preventDefault();
+  document.querySelectorAll(".abandon-form, .delete-form").forEach((confirmed) => {
+    confirmed.addEventListener("submit", (event) => {
+      if (!confirm(event.target.dataset.confirm)) event.preventDefault();
+    });
   });
 })();
+
+// Answer out loud: MediaRecorder hands over a chunk every few seconds; each is uploaded with
+// its number (a resend of the same number changes nothing on the server), so a closed tab or
+// a dropped connection keeps all but the last few seconds. The microphone is asked for only
+// when the button is clicked. A level meter (Web Audio AnalyserNode) shows it is listening.
+function recorder(panel, mockId) {
+  if (!panel) return null;
+  const startButton = panel.querySelector(".voice-start");
+  const live = panel.querySelector(".voice-live");
+  const meter = panel.querySelector(".voice-level");
+  const elapsed = panel.querySelector(".voice-elapsed");
+  const status = panel.querySelector(".voice-status");
+  const { part, position } = panel.dataset;
+  let take = Number(panel.dataset.take);
+  const SLICE_MS = 3000;
+  let media = null;
+  let stream = null;
+  let audio = null;
+  let seq = 0;
+  let queue = [];
+  let sending = null;
+  let refused = false;
+  let began = 0;
+  let ticking = null;
+  let stopped = null;
+
+  const say = (text, error = false) => {
+    status.textContent = text;
+    status.classList.toggle("is-error", error);
+  };
+
+  if (!window.MediaRecorder || !navigator.mediaDevices?.getUserMedia) {
+    startButton.disabled = true;
+    say("This browser cannot record audio here (it needs MediaRecorder and a secure page).");
+    return null;
+  }
+
+  function kind() {
+    for (const type of ["audio/webm;codecs=opus", "audio/ogg;codecs=opus", "audio/mp4", "audio/webm"]) {
+      if (MediaRecorder.isTypeSupported(type)) return type;
+    }
+    return "";
+  }
+
+  const url = (chunk) => `/api/mock/${mockId}/audio/${position}/${part}/${chunk.take}/${chunk.seq}`;
+
+  async function send(chunk) {
+    const response = await fetch(url(chunk), {
+      method: "PUT",
+      headers: { "Content-Type": chunk.type, Accept: "application/json", "X-CSRF-Token": csrf() },
+      body: chunk.blob,
+    });
+    const data = await response.json().catch(() => ({}));
+    if (response.ok) return data;
+    const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
+    const error = new Error(detail || `HTTP ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
+
+  // One upload at a time, in order; a network failure waits and retries the same chunk.
+  async function pump() {
+    if (sending) return sending;
+    sending = (async () => {
+      let wait = 1000;
+      while (queue.length && !refused) {
+        try {
+          const saved = await send(queue[0]);
+          queue.shift();
+          wait = 1000;
+          if (media) say(`Recording · ${Math.round(saved.bytes_total / 1024)} kB saved`);
+        } catch (error) {
+          if (error.status && error.status !== 429 && error.status < 500) {
+            refused = true;  // past a cap, or time is up: what was saved stays
+            say(`Recording stopped: ${error.message}`, true);
+            stop();
+            break;
+          }
+          say(`Not uploaded yet (${navigator.onLine ? "retrying" : "offline"}); the recording is kept in this page.`, true);
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          wait = Math.min(wait * 2, 15000);
+        }
+      }
+      sending = null;
+    })();
+    return sending;
+  }
+
+  function meterLoop(analyser) {
+    const samples = new Uint8Array(analyser.fftSize);
+    const draw = () => {
+      if (!audio) return;
+      analyser.getByteTimeDomainData(samples);
+      let sum = 0;
+      for (const s of samples) sum += ((s - 128) / 128) ** 2;
+      // Loudness in decibels, -60 dB (silence) to 0 dB (full scale), as a 0–1 meter.
+      const decibels = 20 * Math.log10(Math.sqrt(sum / samples.length) || 1e-6);
+      meter.value = Math.max(0, Math.min(1, (decibels + 60) / 60));
+      requestAnimationFrame(draw);
+    };
+    draw();
+  }
+
+  async function start() {
+    startButton.disabled = true;
+    say("Asking for the microphone…");
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    } catch (error) {
+      startButton.disabled = false;
+      say(`No microphone: ${error.name === "NotAllowedError" ? "permission was refused" : error.message}. You can still type.`, true);
+      return;
+    }
+    const type = kind();
+    media = new MediaRecorder(stream, { ...(type ? { mimeType: type } : {}), audioBitsPerSecond: 32000 });
+    seq = 0;
+    refused = false;
+    media.addEventListener("dataavailable", (event) => {
+      if (!event.data || !event.data.size) return;
+      const chunk = { take, seq: seq++, blob: event.data, type: (media?.mimeType || type || event.data.type || "audio/webm") };
+      queue.push(chunk);
+      pump();
+    });
+    stopped = new Promise((resolve) => media.addEventListener("stop", resolve, { once: true }));
+    audio = new AudioContext();
+    const analyser = audio.createAnalyser();
+    analyser.fftSize = 1024;
+    audio.createMediaStreamSource(stream).connect(analyser);
+    meterLoop(analyser);
+    media.start(SLICE_MS);
+    began = performance.now();
+    const tick = () => {
+      const s = Math.floor((performance.now() - began) / 1000);
+      elapsed.textContent = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+    };
+    ticking = setInterval(tick, 500);
+    startButton.hidden = true;
+    live.hidden = false;
+    panel.querySelector(".voice-stop").focus();
+    say("Recording. Speak your answer; it uploads as you go.");
+  }
+
+  function stop() {
+    if (media && media.state !== "inactive") media.stop();
+    stream?.getTracks().forEach((track) => track.stop());
+    audio?.close();
+    audio = null;
+    clearInterval(ticking);
+    live.hidden = true;
+  }
+
+  // Stop, then wait for the last chunks to reach the server.
+  async function finish() {
+    const wasRecording = media && media.state !== "inactive";
+    stop();
+    if (wasRecording) await stopped;
+    media = null;
+    // Wait for the upload, but not for ever: a submit at zero must not hang on a bad network
+    // (what is still queued goes with keepalive as the page leaves).
+    await Promise.race([pump(), new Promise((resolve) => setTimeout(resolve, 10000))]);
+    if (!refused) {
+      say(queue.length ? "Some audio could not be uploaded." : "Recording saved. Record again for another take, or submit.", Boolean(queue.length));
+    }
+    take += 1;  // a new recording is a new take
+    startButton.hidden = false;
+    startButton.disabled = refused;
+    startButton.textContent = "Record another take";
+    startButton.focus();
+  }
+
+  startButton.addEventListener("click", start);
+  panel.querySelector(".voice-stop").addEventListener("click", () => finish());
+  // Leaving the page: send what is queued with keepalive (chunks are a few kB).
+  window.addEventListener("pagehide", () => {
+    for (const chunk of queue) {
+      fetch(url(chunk), {
+        method: "PUT", keepalive: true, body: chunk.blob,
+        headers: { "Content-Type": chunk.type, "X-CSRF-Token": csrf() },
+      }).catch(() => {});
+    }
+  });
+  return { busy: () => Boolean((media && media.state !== "inactive") || queue.length), finish };
+}

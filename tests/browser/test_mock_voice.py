@@ -1,0 +1,142 @@
+"""A mock answer spoken out loud, in chromium with a fake microphone: the page asks for the
+microphone on click, shows a moving level meter, uploads chunks while recording, and the
+report plays the recording back beside the rubric."""
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.audit import audit
+from tests.browser.conftest import CHROMIUM
+
+FAKE_MICROPHONE = [
+    "--use-fake-device-for-media-stream",  # a generated tone instead of a real microphone
+    "--use-fake-ui-for-media-stream",  # accept the permission prompt
+    "--autoplay-policy=no-user-gesture-required",
+]
+
+
+@pytest.fixture(scope="module")
+def voice_browser(browser: Any) -> Iterator[Any]:
+    """Chromium started with a fake microphone (the shared browser has none), by the same
+    Playwright driver."""
+    launched = browser.browser_type.launch(
+        executable_path=CHROMIUM,
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"] + FAKE_MICROPHONE,
+    )
+    yield launched
+    launched.close()
+
+
+@pytest.fixture
+def voice_page(voice_browser: Any) -> Iterator[Any]:
+    context = voice_browser.new_context(
+        viewport={"width": 1280, "height": 900}, color_scheme="light"
+    )
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on(
+        "console",
+        lambda message: (
+            errors.append(message.text)
+            if message.type == "error" and "Content Security Policy" in message.text
+            else None
+        ),
+    )
+    yield opened
+    context.close()
+    assert errors == [], f"errors on the page: {errors}"
+
+
+def answering(page: Any, live_server: str) -> str:
+    """A one-question, two-minute session without follow-up, its clock started; its URL."""
+    page.goto(f"{live_server}/mock")
+    page.fill("#questions", "1")
+    page.fill("#minutes", "2")
+    page.uncheck("input[name=followups]")
+    page.click("form.settings-form > button")
+    page.wait_for_url(re.compile(r"/mock/\d+$"))
+    mock_url: str = page.url
+    page.click(".mock-start button")
+    page.locator("textarea#answer").wait_for()
+    return mock_url
+
+
+def test_an_answer_spoken_out_loud_is_played_back_in_the_report(
+    voice_page: Any, live_server: str
+) -> None:
+    page = voice_page
+    mock_url = answering(page, live_server)
+
+    # Nothing is asked of the microphone before the click.
+    assert page.locator(".voice-live").is_hidden()
+    page.get_by_role("button", name="Answer out loud").click()
+    page.locator(".voice-live").wait_for()
+    # The level meter moves with the fake microphone's tone.
+    page.wait_for_function("() => document.querySelector('.voice-level').value > 0.01")
+    # Chunks upload while recording (one every 3 s), before the stop button is pressed.
+    page.wait_for_function(
+        "() => /kB saved/.test(document.querySelector('.voice-status').textContent)",
+        timeout=15000,
+    )
+    audit(page, "mock-voice-recording")
+    page.wait_for_timeout(2500)
+    page.get_by_role("button", name="Stop recording").click()
+    page.wait_for_function(
+        "() => document.querySelector('.voice-status').textContent.startsWith('Recording saved')",
+        timeout=15000,
+    )
+    api = mock_url.replace("/mock/", "/api/mock/")
+    stored = page.request.get(f"{api}/audio/1/main/1")
+    assert stored.status == 200
+    assert stored.headers["content-type"].startswith("audio/webm")
+    assert stored.body()[:4] == b"\x1a\x45\xdf\xa3"  # a WebM file: its EBML header first
+    assert len(stored.body()) > 4000  # some seconds of Opus at 32 kbit/s
+
+    page.fill("textarea#answer", "ring: reduce-scatter then all-gather")
+    page.click(".mock-answer button[type=submit]")
+    page.locator(".mock-grade").wait_for()
+    assert page.locator(".voice-take audio").count() == 1  # heard again while grading
+    page.click(".mock-grade .grade-3")
+
+    page.wait_for_url(f"{mock_url}/report")
+    page.click("details.card summary")
+    player = page.locator("details.card .voice-take audio")
+    assert player.get_attribute("src") == f"{api.removeprefix(live_server)}/audio/1/main/1"
+    assert page.locator("details.card .user-text").inner_text() == (
+        "ring: reduce-scatter then all-gather"
+    )
+    assert page.locator("details.card .rubric-review li").count() >= 1
+    # The browser decodes and plays it: time advances, no media error.
+    played = page.evaluate(
+        """async () => {
+            const audio = document.querySelector('details.card .voice-take audio');
+            await audio.play();
+            await new Promise((resolve) => setTimeout(resolve, 1200));
+            audio.pause();
+            return { time: audio.currentTime, error: audio.error && audio.error.code };
+        }"""
+    )
+    assert played["error"] is None and played["time"] > 0.3, played
+    audit(page, "mock-voice-report")
+
+
+def test_closing_the_tab_mid_answer_keeps_what_was_said(voice_page: Any, live_server: str) -> None:
+    page = voice_page
+    mock_url = answering(page, live_server)
+    page.get_by_role("button", name="Answer out loud").click()
+    page.wait_for_function(
+        "() => /kB saved/.test(document.querySelector('.voice-status').textContent)",
+        timeout=15000,
+    )
+    context = page.context
+    page.close()  # never stopped: the tab is simply gone
+    again = context.new_page()
+    again.goto(mock_url)
+    assert again.locator(".voice-status").inner_text() == "1 recording saved for this answer."
+    assert again.locator(".voice").get_attribute("data-take") == "2"
+    kept = again.request.get(f"{mock_url.replace('/mock/', '/api/mock/')}/audio/1/main/1")
+    assert kept.status == 200 and kept.body()[:4] == b"\x1a\x45\xdf\xa3"
