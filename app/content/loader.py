@@ -35,7 +35,14 @@ from app.content.render import (
     headings,
     plain_text,
 )
-from app.content.schema import CARD_KINDS, CARD_MODELS, Card, FrontMatter, NumericCard
+from app.content.schema import (
+    CARD_KINDS,
+    CARD_MODELS,
+    Card,
+    FrontMatter,
+    Misplaced,
+    NumericCard,
+)
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 DRILL_TRIAL_DRAWS = 12
@@ -282,7 +289,9 @@ def _card_view(
             RubricView(html(p.point, "rubric", i, "point", inline=True), tuple(p.keywords))
             for i, p in enumerate(card.rubric)
         ),
-        followups_html=tuple(html(f, "followups", i) for i, f in enumerate(card.followups)),
+        followups_html=tuple(
+            html(f.question, "followups", i, "question") for i, f in enumerate(card.followups)
+        ),
         mistakes_html=tuple(html(m, "mistakes", i) for i, m in enumerate(card.mistakes)),
         sources=tuple(_source(s, keys, meta.slug, renderer) for s in card.sources),
         question_text=words(_PLACEHOLDER.sub("…", card.question)),
@@ -343,6 +352,8 @@ def _validate(
     except ValidationError as error:
         first = error.errors()[0]
         loc = [part for part in first["loc"] if part != model.__name__]
+        if isinstance(cause := (first.get("ctx") or {}).get("error"), Misplaced):
+            loc += cause.where  # the item inside the field that is wrong, for its line
         line = first_line + yamlsrc.line_of(node, loc)
         raise ContentError(path, line, f"{label}: {_describe(first, loc)}") from None
 

@@ -9,6 +9,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -83,6 +84,21 @@ class RubricPoint(Strict):
         return keywords
 
 
+class Followup(Strict):
+    """A follow-up question, and the rubric points (0-based) a weak answer to it would miss."""
+
+    question: Text
+    probes: list[int] = []
+
+
+class Misplaced(ValueError):
+    """A problem at a place below the field being validated: `where` continues its path."""
+
+    def __init__(self, message: str, where: tuple[int | str, ...]) -> None:
+        super().__init__(message)
+        self.where = where
+
+
 class CardBase(Strict):
     id: Slug
     question: Text
@@ -102,7 +118,32 @@ class CardBase(Strict):
                     )
         return rubric
 
-    followups: list[Text] = Field(min_length=1)
+    followups: list[Followup] = Field(min_length=1)
+
+    @field_validator("followups", mode="before")
+    @classmethod
+    def _plain_followups(cls, followups: Any) -> Any:
+        """A follow-up written as a plain string probes no point in particular."""
+        if isinstance(followups, list):
+            return [{"question": f} if isinstance(f, str) else f for f in followups]
+        return followups
+
+    @field_validator("followups")
+    @classmethod
+    def _probes_in_rubric(cls, followups: list[Followup], info: ValidationInfo) -> list[Followup]:
+        points = len(info.data.get("rubric") or [])
+        for index, followup in enumerate(followups):
+            for at, probe in enumerate(followup.probes):
+                if not 0 <= probe < points:
+                    raise Misplaced(
+                        f"probes point {probe}, but the rubric's points are numbered 0 to "
+                        f"{points - 1}",
+                        (index, "probes", at),
+                    )
+            if len(set(followup.probes)) != len(followup.probes):
+                raise Misplaced("a rubric point is named twice", (index, "probes"))
+        return followups
+
     mistakes: list[Text] = Field(min_length=1)
     sources: list[Text] = Field(min_length=1)
     tags: list[Text] = []

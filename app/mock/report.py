@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 
 from app.content.catalog import CardView, Catalog
+from app.mock import followup as followups
 from app.models import MockQuestion, MockSession
 from app.srs.days import as_utc
 
@@ -13,6 +14,8 @@ class QuestionReport:
     card: CardView
     answer: str
     followup: str | None
+    followup_probes: list[int]  # the rubric points (0-based) the follow-up asked probes
+    followup_reason: str | None  # why it was asked ("it probes point 3, which …")
     followup_answer: str
     seconds_used: float | None
     followup_seconds_used: float | None
@@ -61,11 +64,16 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
         if q.started_at is None or card is None:
             continue
         points = list(q.confirmed_points or [])
+        # Which follow-up is asked is decided when the main answer is in.
+        followup = q.followup if q.submitted_at else None
+        probes, reason = followups.explain(card, q.answer, followup) if followup else ([], None)
         row = QuestionReport(
             position=q.position,
             card=card,
             answer=q.answer,
-            followup=q.followup,
+            followup=followup,
+            followup_probes=probes,
+            followup_reason=reason,
             followup_answer=q.followup_answer or "",
             seconds_used=_seconds(q.started_at, q.submitted_at),
             followup_seconds_used=_seconds(q.followup_started_at, q.followup_submitted_at),

@@ -4,11 +4,17 @@ Suggestions only: the person grading confirms or corrects each one. The grading 
 app.grading's (whole tokens and formulas, notation and abbreviations, negation).
 """
 
+from app.content.catalog import CardView
 from app.content.schema import RubricPoint
-from app.grading import points_made
+from app.grading import Check, check, points_made
 
 
 def suggested_points(rubric: list[RubricPoint], *answers: str, question: str = "") -> list[int]:
     """Indexes of the rubric points the answers make; `question` (plain text), when given,
     keeps words that only repeat it from counting for much."""
     return points_made(rubric, "\n\n".join(a for a in answers if a), question).points
+
+
+def suggestions(card: CardView, *answers: str) -> Check:
+    """The points the answers (main, then follow-up) make, and the words that made each."""
+    return check(card, "\n\n".join(a for a in answers if a))

@@ -15,7 +15,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog
-from app.mock import rubric
+from app.grading import Check
+from app.mock import followup, rubric
 from app.mock.selection import choose
 from app.models import MockQuestion, MockSession
 from app.srs import review
@@ -97,7 +98,8 @@ def create(
                 session_id=mock.id,
                 position=position,
                 card_id=card.id,
-                followup=card.card.followups[0] if followups else None,
+                # A follow-up will be asked; which one is chosen when the main answer is in.
+                followup=card.card.followups[0].question if followups else None,
                 answer="",
                 followup_answer="",
             )
@@ -173,14 +175,14 @@ def phase(question: MockQuestion) -> str:
     return "grading"
 
 
-def settle(question: MockQuestion, now: datetime) -> None:
+def settle(question: MockQuestion, now: datetime, card: CardView | None) -> None:
     """Submit, as saved, whatever ran out of time while nobody was there to submit it."""
     if (
         phase(question) == "answering"
         and question.deadline
         and now > as_utc(question.deadline) + GRACE
     ):
-        _submit_main(question, as_utc(question.deadline))
+        _submit_main(question, as_utc(question.deadline), card)
     if (
         phase(question) == "followup"
         and question.followup_deadline
@@ -197,9 +199,11 @@ class Step:
     question: MockQuestion | None
 
 
-def current_step(mock: MockSession, qs: list[MockQuestion], now: datetime) -> Step:
+def current_step(
+    mock: MockSession, qs: list[MockQuestion], now: datetime, catalog: Catalog
+) -> Step:
     for question in qs:
-        settle(question, now)
+        settle(question, now, catalog.card(question.card_id))
     for question in qs:
         if phase(question) == "answering":
             return Step("answer", question)
@@ -280,20 +284,23 @@ def check_target(step: Step, action: str, position: int | None, part: str | None
         raise MockError(f"question {position} is not the next one to start")
 
 
-def submit(question: MockQuestion, now: datetime) -> None:
+def submit(question: MockQuestion, now: datetime, card: CardView | None) -> None:
     """Hand in the current part: the main answer (which starts the follow-up) or the follow-up."""
     current = phase(question)
     if current == "answering":
-        _submit_main(question, now)
+        _submit_main(question, now, card)
     elif current == "followup":
         question.followup_submitted_at = now
     else:
         raise MockError("nothing to submit: this question is not being answered")
 
 
-def _submit_main(question: MockQuestion, when: datetime) -> None:
-    """The main answer is in; the interviewer's follow-up starts at once, with its own clock."""
+def _submit_main(question: MockQuestion, when: datetime, card: CardView | None) -> None:
+    """The main answer is in; the interviewer's follow-up, aimed at what it missed, starts at
+    once with its own clock."""
     question.submitted_at = when
+    if question.followup and card is not None:
+        question.followup = followup.choose(card, question.answer).question
     if question.followup:
         assert question.deadline is not None and question.started_at is not None
         minutes = round((as_utc(question.deadline) - as_utc(question.started_at)).seconds / 60)
@@ -301,10 +308,9 @@ def _submit_main(question: MockQuestion, when: datetime) -> None:
         question.followup_deadline = when + timedelta(minutes=followup_minutes(minutes))
 
 
-def suggestions(question: MockQuestion, card: CardView) -> list[int]:
-    return rubric.suggested_points(
-        list(card.card.rubric), question.answer, question.followup_answer or ""
-    )
+def suggestions(question: MockQuestion, card: CardView) -> Check:
+    """The rubric points the main and follow-up answers seem to make, with the words that did."""
+    return rubric.suggestions(card, question.answer, question.followup_answer or "")
 
 
 def grade(
@@ -327,7 +333,7 @@ def grade(
         raise MockError(f"points: rubric points are numbered 0 to {len(card.rubric) - 1}")
     if rating not in (1, 2, 3, 4):
         raise MockError("rating: 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)")
-    question.suggested_points = suggestions(question, card)
+    question.suggested_points = suggestions(question, card).points
     question.confirmed_points = sorted(set(points))
     question.rating = rating
     question.graded_at = now

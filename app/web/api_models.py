@@ -32,6 +32,9 @@ class CardOut(BaseModel):
     )
     rubric: list[RubricPointOut]
     followups: list[str]
+    followup_probes: list[list[int]] = Field(
+        description="For each follow-up, the rubric points (0-based) it probes; [] for none."
+    )
     mistakes: list[str]
     sources: list[str]
     tags: list[str]
@@ -54,7 +57,8 @@ class CardOut(BaseModel):
             if (drill := getattr(card, "drill", None))
             else None,
             rubric=[RubricPointOut(point=p.point, keywords=list(p.keywords)) for p in card.rubric],
-            followups=list(card.followups),
+            followups=[f.question for f in card.followups],
+            followup_probes=[list(f.probes) for f in card.followups],
             mistakes=list(card.mistakes),
             sources=list(card.sources),
             tags=list(card.tags),

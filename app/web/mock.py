@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from app import locks
 from app.content.catalog import Catalog
 from app.mock import audio as voice
+from app.mock import followup as followups
 from app.mock import report as reports
 from app.mock import sessions as mocks
 from app.models import MockQuestion, MockSession
@@ -94,11 +95,25 @@ class QuestionOut(BaseModel):
     question_html: str
     answer: str
     followup: str | None
+    followup_probes: list[int] | None = Field(
+        description="The rubric points (0-based) the follow-up asked probes, once it is asked."
+    )
+    followup_reason: str | None = Field(
+        description="Why this follow-up was asked: the first point the main answer missed "
+        "that a follow-up probes, or the hardest follow-up when none was missed."
+    )
     followup_answer: str
     started_at: datetime | None
     deadline: datetime | None
     followup_deadline: datetime | None
-    suggested_points: list[int] | None
+    suggested_points: list[int] | None = Field(
+        description="The rubric points the answers seem to make: while the question waits to "
+        "be graded, from the main and follow-up answers; afterwards, as they were suggested."
+    )
+    suggested_reasons: dict[int, str] | None = Field(
+        description="While the question waits to be graded: for each suggested point, the "
+        "words of the answers that made it."
+    )
     confirmed_points: list[int] | None
     rating: int | None
 
@@ -148,11 +163,19 @@ def _writing(database: Any, user_id: int, mock_id: int) -> Iterator[tuple[Sessio
 
 
 def _out(mock: MockSession, qs: list[MockQuestion], catalog: Catalog, now: datetime) -> MockOut:
-    step = mocks.current_step(mock, qs, now)
+    step = mocks.current_step(mock, qs, now, catalog)
     items = []
     for q in qs:
         asked = q.started_at is not None
         card = catalog.card(q.card_id) if asked else None
+        followup = q.followup if q.submitted_at else None
+        probes, reason = (
+            followups.explain(card, q.answer, followup) if card and followup else (None, None)
+        )
+        suggested, reasons = q.suggested_points, None
+        if card and mocks.phase(q) == "grading":
+            check = mocks.suggestions(q, card)
+            suggested, reasons = check.points, check.reasons
         items.append(
             QuestionOut(
                 position=q.position,
@@ -161,12 +184,15 @@ def _out(mock: MockSession, qs: list[MockQuestion], catalog: Catalog, now: datet
                 phase=mocks.phase(q),
                 question_html=card.question_html if card else "",
                 answer=q.answer,
-                followup=q.followup if q.submitted_at else None,
+                followup=followup,
+                followup_probes=probes,
+                followup_reason=reason,
                 followup_answer=q.followup_answer or "",
                 started_at=q.started_at and as_utc(q.started_at),
                 deadline=q.deadline and as_utc(q.deadline),
                 followup_deadline=q.followup_deadline and as_utc(q.followup_deadline),
-                suggested_points=q.suggested_points,
+                suggested_points=suggested,
+                suggested_reasons=reasons,
                 confirmed_points=q.confirmed_points,
                 rating=q.rating,
             )
@@ -257,7 +283,7 @@ def _act(
     try:
         with _writing(database, user_id, mock_id) as (session, mock):
             qs = mocks.questions(session, mock)
-            step = mocks.current_step(mock, qs, now)
+            step = mocks.current_step(mock, qs, now, catalog)
             question = step.question
             # A resent submit or grade (a double click, a retry) returns the session as the
             # first one left it; one naming another question or part than the waiting one
@@ -281,7 +307,7 @@ def _act(
             elif action == "submit":
                 if body is not None and body.text is not None:
                     mocks.save(question, body.part, body.text, now)
-                mocks.submit(question, now)
+                mocks.submit(question, now, catalog.card(question.card_id))
             elif action == "grade":
                 if step.kind != "grade":
                     raise mocks.MockError("no question is waiting to be graded")
@@ -315,8 +341,9 @@ def start_api(
 
 @router.put("/api/mock/{mock_id}/answer", tags=["mock"], responses=NOT_FOUND)
 def save_api(
-    mock_id: MockId, body: AnswerIn, database: DatabaseDep, user_id: UserDep, now: NowDep
-) -> SavedOut:
+    mock_id: MockId, body: AnswerIn, database: DatabaseDep, user_id: UserDep,
+    catalog: CatalogDep, now: NowDep,
+) -> SavedOut:  # fmt: skip
     """Autosave the answer being written.
 
     409 once the deadline and a short grace have passed: the last saved text is kept.
@@ -324,7 +351,7 @@ def save_api(
     try:
         with _writing(database, user_id, mock_id) as (session, mock):
             qs = mocks.questions(session, mock)
-            step = mocks.current_step(mock, qs, now)
+            step = mocks.current_step(mock, qs, now, catalog)
             if step.question is None or step.kind not in ("answer", "followup"):
                 raise mocks.TooLate("nothing is being answered now; the last saved text was kept")
             mocks.save(step.question, body.part, body.text, now)
@@ -400,7 +427,7 @@ class ChunkOut(BaseModel):
 
 def _store_chunk(
     database: Any, user_id: int, mock_id: int, position: int, part: str, take: int, seq: int,
-    mime: str, data: bytes, now: datetime,
+    mime: str, data: bytes, now: datetime, catalog: Catalog,
 ) -> ChunkOut:  # fmt: skip
     try:
         with _writing(database, user_id, mock_id) as (session, mock):
@@ -410,7 +437,7 @@ def _store_chunk(
                 raise HTTPException(
                     status_code=409, detail=f"This session has no question {position}."
                 )
-            mocks.settle(question, now)
+            mocks.settle(question, now, catalog.card(question.card_id))
             stored = voice.add_chunk(session, question, part, take, seq, mime, data, now)
             return ChunkOut(
                 stored=stored.stored, bytes_total=stored.bytes_total, chunks=stored.chunks,
@@ -433,7 +460,7 @@ def _store_chunk(
 )
 async def audio_chunk_api(
     request: Request, mock_id: MockId, position: Position, part: Part, take: TakeNo, seq: Seq,
-    database: DatabaseDep, user_id: UserDep, now: NowDep,
+    database: DatabaseDep, user_id: UserDep, now: NowDep, catalog: CatalogDep,
 ) -> ChunkOut:  # fmt: skip
     """Upload one chunk of a spoken answer, as the recorder produced it.
 
@@ -459,7 +486,7 @@ async def audio_chunk_api(
             )
     return await run_in_threadpool(
         _store_chunk, database, user_id, mock_id, position, part, take, seq, mime, bytes(data),
-        now,
+        now, catalog,
     )  # fmt: skip
 
 
@@ -626,11 +653,13 @@ def session_page(
     if mock is None:
         raise HTTPException(status_code=404, detail=f"No mock session {mock_id} of yours.")
     qs = mocks.questions(session, mock)
-    step = mocks.current_step(mock, qs, now)
+    step = mocks.current_step(mock, qs, now, catalog)
     if mock.status != "active" or step.kind == "finished":
         return RedirectResponse(f"/mock/{mock.id}/report", status_code=303)
     question = step.question
     card = catalog.card(question.card_id) if question else None
+    grading = step.kind == "grade" and question is not None and card is not None
+    suggested = mocks.suggestions(question, card) if grading and question and card else None
     context = {
         "mock": mock,
         "questions": qs,
@@ -638,7 +667,8 @@ def session_page(
         "question": question,
         "card": card,
         "remaining": mocks.remaining_seconds(question, now) if question else 0,
-        "suggested": mocks.suggestions(question, card) if question and card else [],
+        "suggested": suggested.points if suggested else [],
+        "reasons": suggested.reasons if suggested else {},
         "max_answer": mocks.MAX_ANSWER,
         "next_take": voice.next_take(
             session, question.id, "followup" if step.kind == "followup" else "main"
@@ -752,6 +782,9 @@ def report_api(
                 "topic": q.card.topic_slug,
                 "seconds_used": q.seconds_used,
                 "followup_seconds_used": q.followup_seconds_used,
+                "followup": q.followup,
+                "followup_probes": q.followup_probes,
+                "followup_reason": q.followup_reason,
                 "points_made": q.points_made,
                 "points_total": q.points_total,
                 "coverage": q.coverage,

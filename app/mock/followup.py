@@ -1,0 +1,57 @@
+"""Which follow-up the interviewer asks: the one aimed at what the main answer missed.
+
+A card's follow-ups may name the rubric points they probe. The interviewer asks the one that
+probes the first point the main answer did not make (as app.grading reads it); when the answer
+made every point, or missed only points no follow-up probes, the hardest one: the follow-up
+probing the most points, the last of them on a tie.
+"""
+
+from dataclasses import dataclass
+
+from app import grading
+from app.content.catalog import CardView
+
+
+@dataclass(frozen=True)
+class Chosen:
+    index: int  # into the card's follow-ups
+    question: str
+    probes: list[int]  # the rubric points (0-based) it probes
+    reason: str  # why it was asked, in words for the report
+
+
+def _points(probes: list[int]) -> str:
+    named = [str(p + 1) for p in probes]
+    if len(named) == 1:
+        return f"point {named[0]}"
+    return f"points {', '.join(named[:-1])} and {named[-1]}"
+
+
+def choose(card: CardView, answer: str) -> Chosen:
+    followups = card.card.followups
+    made = set(grading.check(card, answer).points)
+    missed = [p for p in range(len(card.card.rubric)) if p not in made]
+    for point in missed:
+        for index, followup in enumerate(followups):
+            if point in followup.probes:
+                reason = f"it probes point {point + 1}, which your answer did not make"
+                return Chosen(index, followup.question, list(followup.probes), reason)
+    index = max(range(len(followups)), key=lambda i: (len(followups[i].probes), i))
+    probes = list(followups[index].probes)
+    if not missed:
+        reason = "your answer made every rubric point, so the interviewer pushed further"
+    elif any(f.probes for f in followups):
+        reason = "no follow-up probes the points your answer missed, so the interviewer pushed"
+    else:
+        reason = "this card's follow-ups probe no rubric point in particular"
+    if probes:
+        reason += f" with the hardest follow-up (it probes {_points(probes)})"
+    return Chosen(index, followups[index].question, probes, reason)
+
+
+def explain(card: CardView, answer: str, asked: str) -> tuple[list[int], str | None]:
+    """The points the follow-up `asked` probes, and why it was chosen for `answer` (None when
+    the content changed since, so the choice can no longer be told)."""
+    probes = next((list(f.probes) for f in card.card.followups if f.question == asked), [])
+    chosen = choose(card, answer)
+    return probes, chosen.reason if chosen.question == asked else None
