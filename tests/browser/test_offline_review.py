@@ -354,6 +354,14 @@ def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, databa
             screenshot(page, "offline-page")
 
 
+def until(page: Any, expression: str, timeout_s: float = 15) -> None:
+    """Wait until `expression` is true in the page, evaluated from the test."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        time.sleep(0.05)
+
+
 def test_the_mock_page_says_it_is_offline_and_keeps_every_word(browser: Any, server: str) -> None:
     text = "Reduce-scatter, then all-gather: each moves (N-1)/N of the buffer."
     with phone(browser) as (context, page):
@@ -366,7 +374,9 @@ def test_the_mock_page_says_it_is_offline_and_keeps_every_word(browser: Any, ser
         page.click(".mock-start button")
         box = page.locator("textarea#answer")
         box.wait_for()
-        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        # Polled from here, not with wait_for_function: the mock page's CSP refuses the eval
+        # that a page-side predicate needs.
+        until(page, "navigator.serviceWorker.controller !== null")
         banner = page.locator(".connection-status")
         assert banner.is_hidden()
 
@@ -374,9 +384,7 @@ def test_the_mock_page_says_it_is_offline_and_keeps_every_word(browser: Any, ser
         box.click()
         page.keyboard.type(text)
         assert "Offline: keep writing" in banner.inner_text()
-        page.wait_for_function(
-            "() => document.querySelector('.save-state').textContent.includes('offline')"
-        )
+        until(page, "document.querySelector('.save-state').textContent.includes('offline')")
         # Submitting offline stays on the page and says when it will be sent.
         page.click(".mock-answer button[type=submit]")
         assert "submitted as soon as the network returns" in banner.inner_text()
