@@ -7,8 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.content.loader import ContentError, load_catalog
+from app.content.render import Renderer
 from app.content.schema import NumericCard
 from app.drills import engine
+from app.drills.check import check_catalog
 from app.labs import collectives
 from tests.conftest import FIXTURE_CONTENT
 from tests.content.helpers import card as recall_card
@@ -120,7 +122,8 @@ GOOD_DRILL = """\
 def load_drill(tmp_path: Path, question: str = "{{ ranks }} ranks?", drill: str = GOOD_DRILL,
                unit: str = "GB/s") -> None:  # fmt: skip
     write_topic(tmp_path, DRILL.format(question=question, drill=drill, unit=unit))
-    load_catalog(tmp_path)
+    renderer = Renderer()
+    check_catalog(load_catalog(tmp_path, renderer), renderer)
 
 
 def test_a_good_drill_loads(tmp_path: Path) -> None:
@@ -155,3 +158,14 @@ def test_a_card_cannot_have_both_value_and_drill(tmp_path: Path) -> None:
 def test_recall_cards_are_untouched_by_drills(tmp_path: Path) -> None:
     write_topic(tmp_path, recall_card())
     assert load_catalog(tmp_path).cards[0].kind == "recall"
+
+
+def test_a_broken_drill_is_reported_at_its_drill_key(tmp_path: Path) -> None:
+    text = DRILL.format(question="{{ rank }} ranks?", drill=GOOD_DRILL, unit="GB/s")
+    path = write_topic(tmp_path, text)
+    drill_line = path.read_text().splitlines().index("drill:") + 1
+    renderer = Renderer()
+    catalog = load_catalog(tmp_path, renderer)  # loading alone draws nothing
+    with pytest.raises(ContentError) as raised:
+        check_catalog(catalog, renderer, draws=1)
+    assert raised.value.path == path and raised.value.line == drill_line
