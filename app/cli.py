@@ -101,15 +101,14 @@ def content_check(
     from app.content.errata import load_errata
     from app.content.glossary import load_glossary
     from app.content.loader import ContentError, load_catalog
-    from app.content.render import Renderer
-    from app.drills.check import check_catalog
+    from app.drills.check import check_topic
     from app.labs import catalog as lab_catalog
 
     settings = load_settings(content_dir=content_dir)
     try:
-        renderer = Renderer()
-        catalog = load_catalog(settings.content_dir, renderer, processes=os.cpu_count() or 1)
-        check_catalog(catalog, renderer)
+        catalog = load_catalog(
+            settings.content_dir, processes=os.cpu_count() or 1, check=check_topic
+        )
         lab_titles = lab_catalog.titles()
         glossary = load_glossary(settings.content_dir, catalog, lab_titles)
         errata = load_errata(settings.content_dir)

@@ -22,7 +22,7 @@ from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.datasafety import startup
 from app.db import Database
-from app.drills.check import STARTUP_DRAWS, check_catalog
+from app.drills import check as drill_check
 from app.labs import catalog as lab_catalog
 from app.plan.service import PlanCache
 from app.srs import refit
@@ -93,8 +93,9 @@ def create_app(
     settings = settings or Settings()
     auth_policy = policy_of(settings)
     renderer = Renderer()
-    catalog = load_catalog(settings.content_dir, renderer, load_processes)
-    check_catalog(catalog, renderer, STARTUP_DRAWS)
+    catalog = load_catalog(
+        settings.content_dir, renderer, load_processes, check=drill_check.at_startup()
+    )
     lab_titles = lab_catalog.titles()
     glossary = load_glossary(settings.content_dir, catalog, lab_titles, renderer)
     errata = load_errata(settings.content_dir, renderer)

@@ -5,6 +5,7 @@ import os
 import random
 import re
 import sys
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from pathlib import Path
@@ -61,15 +62,20 @@ def _display(path: Path) -> str:
         return str(path)
 
 
+TopicCheck = Callable[[Topic, Renderer], None]  # raises ContentError; picklable for workers
+
+
 def load_catalog(
     content_dir: Path,
     renderer: Renderer | None = None,
     processes: int = 1,
+    check: TopicCheck | None = None,
 ) -> Catalog:
     """Every topic under content_dir/topics, validated and rendered.
 
-    Drills are checked by drawing them, which belongs to app.drills: callers that load content
-    for use run `app.drills.check.check_catalog` on the result (create_app, `content check`).
+    `check` runs on each topic as soon as it is loaded (in the worker that loaded it): how the
+    layers above add their own checks without content importing them. create_app and
+    `ringside content check` pass app.drills.check.check_topic, which draws every drill.
 
     With `processes` > 1 on Linux, a large set (PARALLEL_FROM files or more) is loaded by that
     many forked processes: rendering is CPU work the GIL keeps to one core, and most of
@@ -83,19 +89,27 @@ def load_catalog(
     if not files:
         raise ContentError(topics_dir, 0, "no topic files (NN-slug.md) found")
     if processes > 1 and len(files) >= PARALLEL_FROM and sys.platform == "linux":
-        topics = _load_in_processes(files, processes)
+        topics = _load_in_processes(files, processes, check)
     else:
-        topics = [load_topic(path, renderer) for path in files]
+        topics = [_load_and_check(path, renderer, check) for path in files]
     _check_across(topics)
     return Catalog(topics)
 
 
-def _load_in_processes(files: list[Path], processes: int) -> list[Topic]:
+def _load_and_check(path: Path, renderer: Renderer, check: TopicCheck | None) -> Topic:
+    topic = load_topic(path, renderer)
+    if check is not None:
+        check(topic, renderer)
+    return topic
+
+
+def _load_in_processes(files: list[Path], processes: int, check: TopicCheck | None) -> list[Topic]:
     """The topics in file order; the first file's error in that order, as in one process."""
     context = multiprocessing.get_context("fork")  # the children need no imports of their own
     with ProcessPoolExecutor(processes, mp_context=context) as pool:
         chunk = max(1, len(files) // (processes * 4))  # small chunks: topics differ in size
-        return list(pool.map(_load_in_worker, files, chunksize=chunk))
+        checks = [check] * len(files)
+        return list(pool.map(_load_in_worker, files, checks, chunksize=chunk))
 
 
 @cache
@@ -103,8 +117,8 @@ def _worker_renderer() -> Renderer:
     return Renderer()
 
 
-def _load_in_worker(path: Path) -> Topic:
-    return load_topic(path, _worker_renderer())
+def _load_in_worker(path: Path, check: TopicCheck | None) -> Topic:
+    return _load_and_check(path, _worker_renderer(), check)
 
 
 def _check_across(topics: list[Topic]) -> None:
