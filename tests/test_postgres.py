@@ -89,6 +89,7 @@ def test_models_and_migrations_agree(postgres: Database) -> None:
     assert diff == []
 
 
+@pytest.mark.postgres
 def test_timestamps_come_back_in_utc_whatever_the_servers_time_zone(postgres_url: str) -> None:
     url = make_url(postgres_url)
     # +13:45: any timestamp that escaped the UTC setting would show it.
@@ -190,6 +191,7 @@ def test_schemas_keep_tests_apart(new_database: DatabaseFactory) -> None:
     second.dispose()
 
 
+@pytest.mark.postgres
 def test_sweep_drops_only_what_killed_runs_left_long_ago(postgres_url: str) -> None:
     schemas = Schemas(template_url() or "")
     left = f"{PREFIX}{int(time.time()) - STALE_AFTER_S - 60}_{uuid.uuid4().hex[:12]}"

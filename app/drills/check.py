@@ -9,7 +9,7 @@ content check twelve.
 
 from functools import partial
 
-from app.content.catalog import Catalog, Topic
+from app.content.catalog import Topic
 from app.content.loader import ContentError, TopicCheck
 from app.content.render import Renderer, RenderProblem
 from app.content.schema import NumericCard
@@ -41,9 +41,3 @@ def check_topic(topic: Topic, renderer: Renderer, draws: int = CHECK_DRAWS) -> N
 def at_startup() -> TopicCheck:
     """The check create_app runs: fewer draws (a module-level partial, so workers can take it)."""
     return partial(check_topic, draws=STARTUP_DRAWS)
-
-
-def check_catalog(catalog: Catalog, renderer: Renderer, draws: int = CHECK_DRAWS) -> None:
-    """`check_topic` on a catalog already loaded."""
-    for topic in catalog.topics:
-        check_topic(topic, renderer, draws)

@@ -4,7 +4,7 @@ Fixed seed and bounded examples, so the run is repeatable and fits in the suite'
 """
 
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 import schemathesis
@@ -15,17 +15,21 @@ from app.config import Settings
 from app.main import create_app
 from tests.conftest import FIXTURE_CONTENT
 
-_TMP = Path(__import__("tempfile").mkdtemp(prefix="ringside-fuzz-"))
-APP = create_app(
-    Settings(database_url=f"sqlite:///{_TMP}/fuzz.db", content_dir=FIXTURE_CONTENT, srs_fuzz=False)
-)
-schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
+pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _dispose() -> Iterator[None]:
-    yield
-    APP.state.database.dispose()
+@pytest.fixture(scope="module")
+def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The schema of an app of its own, on a database in a temporary folder pytest removes."""
+    database = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
+    app = create_app(
+        Settings(database_url=f"sqlite:///{database}", content_dir=FIXTURE_CONTENT, srs_fuzz=False)
+    )
+    yield schemathesis.openapi.from_asgi("/openapi.json", app)
+    app.state.database.dispose()
+
+
+schema = schemathesis.pytest.from_fixture("api_schema")
 
 
 @schema.parametrize()

@@ -10,7 +10,7 @@ from app.content.loader import ContentError, load_catalog
 from app.content.render import Renderer
 from app.content.schema import NumericCard
 from app.drills import engine
-from app.drills.check import at_startup, check_catalog, check_topic
+from app.drills.check import at_startup, check_topic
 from app.labs import collectives
 from tests.conftest import FIXTURE_CONTENT
 from tests.content.helpers import card as recall_card
@@ -166,10 +166,11 @@ def test_a_broken_drill_is_reported_at_its_drill_key(tmp_path: Path) -> None:
     renderer = Renderer()
     catalog = load_catalog(tmp_path, renderer)  # loading alone draws nothing
     with pytest.raises(ContentError) as raised:
-        check_catalog(catalog, renderer, draws=1)
+        check_topic(catalog.topics[0], renderer, draws=1)
     assert raised.value.path == path and raised.value.line == drill_line
 
 
+@pytest.mark.slow
 def test_loading_in_several_processes_checks_drills_as_one_process_does(tmp_path: Path) -> None:
     from tests.content.test_loader import _large_set
 
