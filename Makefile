@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test lint typecheck check-content format pygments-css bench clean
+.PHONY: install run test test-fast lint imports typecheck check-content format pygments-css bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,12 +19,18 @@ install: $(STAMP)  ## create .venv and install Ringside with its test tools
 run: install  ## check the content, migrate the database and serve on http://$(HOST):$(PORT)
 	$(BIN)/ringside serve --host $(HOST) --port $(PORT)
 
-test: install lint typecheck  ## the whole suite: format, lint, types, tests
+test: install lint imports typecheck  ## the whole suite: format, lint, layers, types, tests
 	$(BIN)/python -m pytest
+
+test-fast: install  ## the inner loop: no real servers, no browser, no schema fuzzing
+	$(BIN)/python -m pytest -m "not slow and not browser"
 
 lint: install
 	$(BIN)/ruff format --check app tests migrations bench
 	$(BIN)/ruff check app tests migrations bench
+
+imports: install  ## the layers and independence contracts in pyproject.toml
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy

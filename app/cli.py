@@ -104,11 +104,14 @@ def content_check(
     from app.content.errata import load_errata
     from app.content.glossary import load_glossary
     from app.content.loader import ContentError, load_catalog
+    from app.drills.check import check_topic
     from app.labs import catalog as lab_catalog
 
     settings = load_settings(content_dir=content_dir)
     try:
-        catalog = load_catalog(settings.content_dir, processes=os.cpu_count() or 1)
+        catalog = load_catalog(
+            settings.content_dir, processes=os.cpu_count() or 1, check=check_topic
+        )
         lab_titles = lab_catalog.titles()
         glossary = load_glossary(settings.content_dir, catalog, lab_titles)
         errata = load_errata(settings.content_dir)

@@ -8,3 +8,8 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """A stored time as aware UTC: SQLite returns naive datetimes, and everything stored is UTC."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

@@ -2,8 +2,8 @@
 
 Reads use a plain (deferred) transaction. Writes go through `write_session()`, which on SQLite
 begins with BEGIN IMMEDIATE: two deferred transactions that both read and then write lose
-updates or fail with "database is locked" (see the measurements in the security reference);
-taking the write lock up front serialises them behind busy_timeout instead.
+updates or fail with "database is locked" (docs/security.md has the measurements); taking
+the write lock up front serialises them behind busy_timeout instead.
 
 Reads for a request go through `read()`. On SQLite they run in the event loop, on a connection
 of its own: in WAL mode a reader never waits for a writer, so a read is CPU work, and a worker
@@ -170,7 +170,7 @@ class Database:
         self._failed_at = 0.0
         # SQLite has one writer at a time. Threads of this process queue on a lock instead of
         # in SQLite's busy handler, whose growing sleeps cost throughput and tail latency
-        # (reference/perf.md); other processes still wait through busy_timeout.
+        # (docs/performance.md); other processes still wait through busy_timeout.
         is_sqlite = self.engine.dialect.name == "sqlite"
         self._write_lock: AbstractContextManager[object] = (
             threading.Lock() if is_sqlite else nullcontext()

@@ -17,11 +17,12 @@ from app.clock import Clock, utc_now
 from app.config import Settings
 from app.content.errata import load_errata
 from app.content.glossary import load_glossary
-from app.content.loader import STARTUP_TRIAL_DRAWS, load_catalog
+from app.content.loader import load_catalog
 from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.datasafety import startup
 from app.db import Database
+from app.drills import check as drill_check
 from app.labs import catalog as lab_catalog
 from app.plan.service import PlanCache
 from app.srs import refit
@@ -101,7 +102,9 @@ def create_app(
     settings = settings or Settings()
     auth_policy = policy_of(settings)
     renderer = Renderer()
-    catalog = load_catalog(settings.content_dir, renderer, STARTUP_TRIAL_DRAWS, load_processes)
+    catalog = load_catalog(
+        settings.content_dir, renderer, load_processes, check=drill_check.at_startup()
+    )
     lab_titles = lab_catalog.titles()
     glossary = load_glossary(settings.content_dir, catalog, lab_titles, renderer)
     errata = load_errata(settings.content_dir, renderer)

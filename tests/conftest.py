@@ -113,12 +113,3 @@ class FakeClock:
     def advance(self, **delta: float) -> datetime:
         self.now += timedelta(**delta)
         return self.now
-
-
-def free_port() -> int:
-    """A port nothing listens on now, for tests that start a real server."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])

@@ -6,7 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import FIXTURE_CONTENT
+
+pytestmark = pytest.mark.slow  # each test starts the command in a process of its own
 
 
 def ringside(

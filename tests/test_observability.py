@@ -3,7 +3,6 @@
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -19,6 +18,7 @@ from app.config import Settings
 from app.db import Database
 from app.main import create_app
 from tests.conftest import FIXTURE_CONTENT, ClientFactory, loopback_client
+from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,10 +146,9 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), **uvicorn_options(sett
 """
 
 
+@pytest.mark.slow
 def test_sigterm_lets_the_request_in_flight_finish(tmp_path: Path) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     env = {
         **os.environ,
         "RINGSIDE_DATABASE_URL": f"sqlite:///{tmp_path}/s.db",

@@ -65,6 +65,7 @@ def test_apps_run_on_the_database_the_suite_was_given(client: TestClient) -> Non
     assert dialect == ("sqlite" if template_url() is None else "postgresql")
 
 
+@pytest.mark.postgres
 def test_upgrade_from_empty_creates_every_table(postgres: Database) -> None:
     migrate.upgrade(postgres.engine)
     assert table_names(postgres) == set(Base.metadata.tables) | {"alembic_version"}
@@ -74,6 +75,7 @@ def test_upgrade_from_empty_creates_every_table(postgres: Database) -> None:
     assert version == ScriptDirectory.from_config(config).get_current_head()
 
 
+@pytest.mark.postgres
 def test_downgrade_to_base_and_upgrade_again(postgres: Database) -> None:
     migrate.upgrade(postgres.engine)
     migrate.downgrade(postgres.engine, "base")
@@ -82,6 +84,7 @@ def test_downgrade_to_base_and_upgrade_again(postgres: Database) -> None:
     assert table_names(postgres) == set(Base.metadata.tables) | {"alembic_version"}
 
 
+@pytest.mark.postgres
 def test_models_and_migrations_agree(postgres: Database) -> None:
     migrate.upgrade(postgres.engine)
     with postgres.engine.connect() as connection:
@@ -89,6 +92,7 @@ def test_models_and_migrations_agree(postgres: Database) -> None:
     assert diff == []
 
 
+@pytest.mark.postgres
 def test_timestamps_come_back_in_utc_whatever_the_servers_time_zone(postgres_url: str) -> None:
     url = make_url(postgres_url)
     # +13:45: any timestamp that escaped the UTC setting would show it.
@@ -107,6 +111,7 @@ def test_timestamps_come_back_in_utc_whatever_the_servers_time_zone(postgres_url
     assert stored.isoformat() == "2026-03-02T23:30:15.123456+00:00"
 
 
+@pytest.mark.postgres
 def test_writers_do_not_queue_on_a_process_lock(postgres: Database) -> None:
     # SQLite allows one writer at a time; PostgreSQL's writers lock rows, not the database.
     migrate.upgrade(postgres.engine)
@@ -139,6 +144,7 @@ def history(database: Database) -> tuple[int, ReviewSettings]:
     return user_id, ReviewSettings(new_per_day=3)
 
 
+@pytest.mark.postgres
 def test_queue_and_statistics_are_the_same_as_on_sqlite(postgres: Database, tmp_path: Path) -> None:
     sqlite = Database(f"sqlite:///{tmp_path}/same.db")
     answers = []
@@ -190,6 +196,7 @@ def test_schemas_keep_tests_apart(new_database: DatabaseFactory) -> None:
     second.dispose()
 
 
+@pytest.mark.postgres
 def test_sweep_drops_only_what_killed_runs_left_long_ago(postgres_url: str) -> None:
     schemas = Schemas(template_url() or "")
     left = f"{PREFIX}{int(time.time()) - STALE_AFTER_S - 60}_{uuid.uuid4().hex[:12]}"

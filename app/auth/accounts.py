@@ -15,9 +15,9 @@ from sqlalchemy.orm import Session
 from app import locks
 from app.auth import passwords
 from app.auth.tokens import digest, new_secret
+from app.clock import as_utc
 from app.db import Database, connection_of
 from app.models import ApiToken, AuthSession, Invite, LoginAttempt, User
-from app.srs.days import as_utc
 
 FAILURE_WINDOW = timedelta(minutes=15)
 MAX_FAILURES_PER_ACCOUNT = 5

@@ -38,6 +38,7 @@ class CardView:
     sources: tuple[SourceView, ...]
     question_text: str  # the question as plain words, for titles and search
     plain_text: str
+    drill_line: int | None = None  # a drill card's `drill:` key, where app.drills.check reports
 
     @property
     def id(self) -> str:

@@ -5,6 +5,7 @@ import os
 import random
 import re
 import sys
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from pathlib import Path
@@ -45,12 +46,7 @@ from app.content.schema import (
 )
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-DRILL_TRIAL_DRAWS = 12
 PARALLEL_FROM = 24  # topic files; below this, forking costs more than it saves
-# Start-up draws each drill fewer times: a template that cannot be filled fails on any draw, and
-# `ringside content check` (run before content ships) still draws twelve. Saves a fifth of
-# start-up with a large content set (bench/suite.py).
-STARTUP_TRIAL_DRAWS = 3
 _PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}")  # a drill's {{ name }}: numbers differ per draw
 FILE_NAME = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 
@@ -73,13 +69,20 @@ def _display(path: Path) -> str:
         return str(path)
 
 
+TopicCheck = Callable[[Topic, Renderer], None]  # raises ContentError; picklable for workers
+
+
 def load_catalog(
     content_dir: Path,
     renderer: Renderer | None = None,
-    trial_draws: int = DRILL_TRIAL_DRAWS,
     processes: int = 1,
+    check: TopicCheck | None = None,
 ) -> Catalog:
     """Every topic under content_dir/topics, validated and rendered.
+
+    `check` runs on each topic as soon as it is loaded (in the worker that loaded it): how the
+    layers above add their own checks without content importing them. create_app and
+    `ringside content check` pass app.drills.check.check_topic, which draws every drill.
 
     With `processes` > 1 on Linux, a large set (PARALLEL_FROM files or more) is loaded by that
     many forked processes: rendering is CPU work the GIL keeps to one core, and most of
@@ -93,19 +96,27 @@ def load_catalog(
     if not files:
         raise ContentError(topics_dir, 0, "no topic files (NN-slug.md) found")
     if processes > 1 and len(files) >= PARALLEL_FROM and sys.platform == "linux":
-        topics = _load_in_processes(files, trial_draws, processes)
+        topics = _load_in_processes(files, processes, check)
     else:
-        topics = [load_topic(path, renderer, trial_draws) for path in files]
+        topics = [_load_and_check(path, renderer, check) for path in files]
     _check_across(topics)
     return Catalog(topics)
 
 
-def _load_in_processes(files: list[Path], trial_draws: int, processes: int) -> list[Topic]:
+def _load_and_check(path: Path, renderer: Renderer, check: TopicCheck | None) -> Topic:
+    topic = load_topic(path, renderer)
+    if check is not None:
+        check(topic, renderer)
+    return topic
+
+
+def _load_in_processes(files: list[Path], processes: int, check: TopicCheck | None) -> list[Topic]:
     """The topics in file order; the first file's error in that order, as in one process."""
     context = multiprocessing.get_context("fork")  # the children need no imports of their own
     with ProcessPoolExecutor(processes, mp_context=context) as pool:
         chunk = max(1, len(files) // (processes * 4))  # small chunks: topics differ in size
-        return list(pool.map(_load_in_worker, files, [trial_draws] * len(files), chunksize=chunk))
+        checks = [check] * len(files)
+        return list(pool.map(_load_in_worker, files, checks, chunksize=chunk))
 
 
 @cache
@@ -113,8 +124,8 @@ def _worker_renderer() -> Renderer:
     return Renderer()
 
 
-def _load_in_worker(path: Path, trial_draws: int) -> Topic:
-    return load_topic(path, _worker_renderer(), trial_draws)
+def _load_in_worker(path: Path, check: TopicCheck | None) -> Topic:
+    return _load_and_check(path, _worker_renderer(), check)
 
 
 def _check_across(topics: list[Topic]) -> None:
@@ -138,7 +149,7 @@ def _check_across(topics: list[Topic]) -> None:
                 raise ContentError(topic.path, 1, f"related: no topic with slug '{slug}'")
 
 
-def load_topic(path: Path, renderer: Renderer, trial_draws: int = DRILL_TRIAL_DRAWS) -> Topic:
+def load_topic(path: Path, renderer: Renderer) -> Topic:
     try:
         text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
@@ -149,7 +160,7 @@ def load_topic(path: Path, renderer: Renderer, trial_draws: int = DRILL_TRIAL_DR
         raise ContentError(path, problem.line + 1, problem.message) from None
 
     meta = _front_matter(path, tokens)
-    cards = _cards(path, tokens, meta, renderer, trial_draws)
+    cards = _cards(path, tokens, meta, renderer)
     svgs = _figures(path, tokens)
     html = FIGURE_MARK_PATTERN.sub(lambda match: svgs[match.group(1)], renderer.render(tokens))
     return Topic(
@@ -201,7 +212,7 @@ def _figures(path: Path, tokens: list[Token]) -> dict[str, str]:
 
 
 def _cards(
-    path: Path, tokens: list[Token], meta: FrontMatter, renderer: Renderer, trial_draws: int
+    path: Path, tokens: list[Token], meta: FrontMatter, renderer: Renderer
 ) -> list[CardView]:
     views = []
     keys = {r.key: r for r in meta.references}
@@ -219,30 +230,9 @@ def _cards(
             raise ContentError(path, line, f"card kind {found}: use {', '.join(CARD_KINDS)}")
         card_id = data.get("id", "?")
         card = _validate(path, CARD_MODELS[kind], data, node, first_line, f"card '{card_id}'")
-        if isinstance(card, NumericCard) and card.drill is not None:
-            line = first_line + yamlsrc.line_of(node, ["drill"])
-            _try_drill(path, card, line, renderer, trial_draws)
         token.meta["card_id"] = card.id
         views.append(_card_view(path, card, node, first_line, meta, keys, renderer))
     return views
-
-
-def _try_drill(
-    path: Path, card: NumericCard, line: int, renderer: Renderer, trial_draws: int
-) -> None:
-    """Draw a few times now, so a drill that cannot be drawn or filled fails the check."""
-    from app.drills.engine import DrillError, draw  # drills build on content: import late
-
-    try:
-        for seed in range(trial_draws):
-            drawn = draw(card, seed)
-            renderer.parse(drawn.question)
-            renderer.parse(drawn.solution)
-    except DrillError as error:
-        raise ContentError(path, line, f"card '{card.id}': {error}") from None
-    except RenderProblem as problem:
-        message = f"card '{card.id}': drawn text does not render: {problem.message}"
-        raise ContentError(path, line, message) from None
 
 
 def _card_view(
@@ -281,6 +271,11 @@ def _card_view(
         topic_slug=meta.slug,
         topic_title=meta.title,
         line=first_line + yamlsrc.line_of(node, ["id"]),
+        drill_line=(
+            first_line + yamlsrc.line_of(node, ["drill"])
+            if isinstance(card, NumericCard) and card.drill is not None
+            else None
+        ),
         question_html=html(card.question, "question"),
         answer_html=html(card.answer, "answer") if card.answer else None,
         steps_html=tuple(html(s, "steps", i) for i, s in enumerate(steps)),

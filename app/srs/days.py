@@ -7,6 +7,8 @@ people study past midnight and expect it to count for the evening they started.
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from app.clock import as_utc as as_utc  # kept here for its importers; it lives in app.clock
+
 
 def study_day(moment: datetime, timezone: str, boundary_hour: int) -> date:
     """The study day `moment` (aware) falls in."""
@@ -26,8 +28,3 @@ def today_bounds(now: datetime, timezone: str, boundary_hour: int) -> tuple[date
     start = day_start(today, timezone, boundary_hour)
     end = day_start(today + timedelta(days=1), timezone, boundary_hour)
     return start, end
-
-
-def as_utc(moment: datetime) -> datetime:
-    """SQLite returns naive datetimes; everything stored is UTC."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

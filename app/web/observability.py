@@ -87,7 +87,7 @@ def configure_logging(level: str) -> None:
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """How uvicorn should serve and log: logs through the JSON handler above, no access log.
 
-    The access log costs a third of a small request's throughput (reference: perf.md); the
+    The access log costs a third of a small request's throughput (docs/performance.md); the
     request lines above replace it when RINGSIDE_LOG_LEVEL=info. httptools parses HTTP (twice
     h11's speed); the event loop is asyncio's own, not uvloop: the topic page and the queue
     API run in the loop, and under 64 connections uvloop left some of them waiting over a

@@ -6,19 +6,17 @@ Playwright is missing. Screenshots go to artifacts/screenshots/.
 
 import os
 import shutil
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from app.config import Settings
 from app.main import create_app
-from tests.conftest import FIXTURE_CONTENT, free_port
+from tests.conftest import FIXTURE_CONTENT
+from tests.servers import serving
 
 CHROMIUM = os.environ.get("RINGSIDE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
@@ -30,22 +28,8 @@ def serve(database: Path, **overrides: Any) -> Iterator[str]:
     settings = Settings(
         database_url=f"sqlite:///{database}", content_dir=FIXTURE_CONTENT, **overrides
     )
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(settings), host="127.0.0.1", port=free_port(), log_level="warning"
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{server.config.port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serving(create_app(settings)) as url:
+        yield url
 
 
 @pytest.fixture

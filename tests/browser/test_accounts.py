@@ -10,6 +10,8 @@ import pytest
 from tests.browser.audit import audit, keyboard_reaches, tab_to
 from tests.browser.conftest import serve
 
+pytestmark = pytest.mark.browser
+
 PASSWORD = "a long phrase for the ring"
 
 

@@ -4,7 +4,11 @@ is recorded and shows on the statistics page."""
 import re
 from typing import Any
 
+import pytest
+
 from tests.browser.audit import audit, keyboard_reaches, tab_to
+
+pytestmark = pytest.mark.browser
 
 CARD = "#card-alpha-ring-bytes"
 

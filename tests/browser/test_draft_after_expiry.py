@@ -1,19 +1,18 @@
 """A draft typed after the session expired is kept in the browser and saved after signing in."""
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from sqlalchemy import text
 
 from app.config import Settings
 from app.main import create_app
 from tests.conftest import FIXTURE_CONTENT
+from tests.servers import serving
+
+pytestmark = pytest.mark.browser
 
 PASSWORD = "a long enough passphrase"
 
@@ -28,17 +27,8 @@ def accounts_server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
         backup_dir=tmp_path / "backups",
     )
     app = create_app(settings)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", app.state.database
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(app) as base:
+        yield base, app.state.database
 
 
 def test_draft_survives_an_expired_session(browser: Any, accounts_server: tuple[str, Any]) -> None:

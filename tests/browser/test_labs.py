@@ -8,6 +8,8 @@ import pytest
 from app.web.labs import LABS
 from tests.browser.audit import audit, focused, keyboard_reaches
 
+pytestmark = pytest.mark.browser
+
 
 def test_labs_index_lists_every_lab(page: Any, module_server: str) -> None:
     page.goto(f"{module_server}/labs")

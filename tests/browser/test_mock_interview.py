@@ -4,7 +4,11 @@ answer autosaves and survives a reload, the follow-up is answered, the answer gr
 import re
 from typing import Any
 
+import pytest
+
 from tests.browser.audit import audit, keyboard_reaches, tab_to
+
+pytestmark = pytest.mark.browser
 
 ANSWER = "Reduce-scatter then all-gather; each phase moves N-1 of N chunks."
 FOLLOWUP = "Latency grows with 2(N-1) steps, so small messages prefer a tree."

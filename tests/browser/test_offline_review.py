@@ -5,7 +5,6 @@ the service worker that leaves no old cache behind."""
 
 import re
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,33 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
 
 from app.config import Settings
 from app.main import create_app
 from tests.browser.conftest import screenshot
-from tests.conftest import FIXTURE_CONTENT, free_port
+from tests.conftest import FIXTURE_CONTENT
+from tests.servers import free_port, serving
+
+pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
-
-
-@contextmanager
-def running(application: FastAPI, port: int) -> Iterator[str]:
-    server = uvicorn.Server(
-        uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def make_app(database: Path, version: str | None = None) -> FastAPI:
@@ -59,7 +42,7 @@ def database(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def server(database: Path) -> Iterator[str]:
-    with running(make_app(database), free_port()) as url:
+    with serving(make_app(database)) as url:
         yield url
 
 
@@ -309,7 +292,7 @@ def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, databa
             time.sleep(0.1)
 
     with phone(browser) as (context, page):
-        with running(make_app(database, "1.0.0"), port) as url:
+        with serving(make_app(database, "1.0.0"), port) as url:
             ready_offline(page, url)
             page.goto(f"{url}/")  # a page kept for reading offline
             page.goto(f"{url}/review")
@@ -319,7 +302,7 @@ def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, databa
             given = waiting(page)
         context.set_offline(False)
 
-        with running(make_app(database, "1.1.0"), port) as url:
+        with serving(make_app(database, "1.1.0"), port) as url:
             page.goto(f"{url}/review")
             page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
             # The new worker takes over and deletes both caches of the old version.

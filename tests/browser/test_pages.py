@@ -8,6 +8,8 @@ import pytest
 
 from tests.browser.audit import audit, focused, keyboard_reaches, tab_to
 
+pytestmark = pytest.mark.browser
+
 # name, path, the controls Tab must reach (in page order) from the skip link.
 PAGES = [
     (

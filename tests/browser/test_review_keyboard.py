@@ -2,7 +2,11 @@
 
 from typing import Any
 
+import pytest
+
 from tests.browser.conftest import screenshot
+
+pytestmark = pytest.mark.browser
 
 
 def test_review_three_cards_with_the_keyboard_and_undo(page: Any, live_server: str) -> None:

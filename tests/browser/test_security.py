@@ -2,6 +2,10 @@
 
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.browser
+
 ATTACK = '<script>window.pwned = 1; alert(1)</script><img src=x onerror="window.pwned = 2">'
 
 

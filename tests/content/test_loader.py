@@ -246,6 +246,7 @@ def _large_set(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_a_large_set_loads_the_same_in_several_processes(tmp_path: Path) -> None:
     content = _large_set(tmp_path)
     alone, together = load_catalog(content), load_catalog(content, processes=2)
@@ -253,6 +254,7 @@ def test_a_large_set_loads_the_same_in_several_processes(tmp_path: Path) -> None
     assert together.topics == alone.topics  # essays, cards and their HTML, field by field
 
 
+@pytest.mark.slow
 def test_several_processes_report_the_first_broken_file_as_one_would(tmp_path: Path) -> None:
     content = _large_set(tmp_path)
     files = sorted((content / "topics").glob("*.md"))

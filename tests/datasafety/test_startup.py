@@ -76,6 +76,7 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     assert ".recover | sqlite3 recovered.db" in str(refused.value)
 
 
+@pytest.mark.slow
 def test_serve_refuses_a_damaged_database_in_one_line(tmp_path: Path) -> None:
     database = healthy_database(tmp_path)
     taken = backup.take(database, tmp_path / "backups", START)

@@ -7,8 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.content.loader import ContentError, load_catalog
+from app.content.render import Renderer
 from app.content.schema import NumericCard
 from app.drills import engine
+from app.drills.check import at_startup, check_topic
 from app.labs import collectives
 from tests.conftest import FIXTURE_CONTENT
 from tests.content.helpers import card as recall_card
@@ -120,7 +122,7 @@ GOOD_DRILL = """\
 def load_drill(tmp_path: Path, question: str = "{{ ranks }} ranks?", drill: str = GOOD_DRILL,
                unit: str = "GB/s") -> None:  # fmt: skip
     write_topic(tmp_path, DRILL.format(question=question, drill=drill, unit=unit))
-    load_catalog(tmp_path)
+    load_catalog(tmp_path, check=check_topic)
 
 
 def test_a_good_drill_loads(tmp_path: Path) -> None:
@@ -155,3 +157,30 @@ def test_a_card_cannot_have_both_value_and_drill(tmp_path: Path) -> None:
 def test_recall_cards_are_untouched_by_drills(tmp_path: Path) -> None:
     write_topic(tmp_path, recall_card())
     assert load_catalog(tmp_path).cards[0].kind == "recall"
+
+
+def test_a_broken_drill_is_reported_at_its_drill_key(tmp_path: Path) -> None:
+    text = DRILL.format(question="{{ rank }} ranks?", drill=GOOD_DRILL, unit="GB/s")
+    path = write_topic(tmp_path, text)
+    drill_line = path.read_text().splitlines().index("drill:") + 1
+    renderer = Renderer()
+    catalog = load_catalog(tmp_path, renderer)  # loading alone draws nothing
+    with pytest.raises(ContentError) as raised:
+        check_topic(catalog.topics[0], renderer, draws=1)
+    assert raised.value.path == path and raised.value.line == drill_line
+
+
+@pytest.mark.slow
+def test_loading_in_several_processes_checks_drills_as_one_process_does(tmp_path: Path) -> None:
+    from tests.content.test_loader import _large_set
+
+    content = _large_set(tmp_path)
+    files = sorted((content / "topics").glob("*.md"))
+    broken = next(f for f in files[2:] if "lab: collectives." in f.read_text())
+    broken.write_text(broken.read_text().replace("lab: collectives.", "lab: collectives.no_", 1))
+    with pytest.raises(ContentError, match="unknown lab function") as alone:
+        load_catalog(content, check=at_startup())
+    with pytest.raises(ContentError) as together:
+        load_catalog(content, processes=2, check=at_startup())
+    assert str(together.value) == str(alone.value)
+    assert together.value.path == broken

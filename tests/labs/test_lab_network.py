@@ -225,7 +225,7 @@ def test_busbw_never_exceeds_the_effective_link(
 def _card_drill(slug_file: str, card_id: str) -> object:
     from app.content.loader import load_topic
 
-    topic = load_topic(REAL_CONTENT / "topics" / slug_file, Renderer(), 0)
+    topic = load_topic(REAL_CONTENT / "topics" / slug_file, Renderer())
     card = next(c for c in topic.cards if c.id == card_id)
     return card.card.drill  # type: ignore[attr-defined]
 

@@ -6,16 +6,14 @@ a rule checked by reading and then writing lets every parallel request through.
 """
 
 import re
-import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
@@ -23,7 +21,10 @@ from app.auth import accounts
 from app.config import Settings
 from app.main import create_app
 from app.models import ApiToken, LoginAttempt, User
-from tests.conftest import FIXTURE_CONTENT, DatabaseFactory, free_port
+from tests.conftest import FIXTURE_CONTENT, DatabaseFactory
+from tests.servers import serving
+
+pytestmark = pytest.mark.slow
 
 KEY = "race-tests-" + "abcdefghij" * 5
 PASSWORD = "a long enough passphrase"
@@ -33,7 +34,7 @@ Servers = Callable[..., tuple[list[str], FastAPI]]
 @pytest.fixture
 def servers(new_database: DatabaseFactory) -> Iterator[Servers]:
     """Start two real servers in accounts mode on one new database; stopped after the test."""
-    running: list[tuple[uvicorn.Server, threading.Thread]] = []
+    running = ExitStack()
 
     def start(**overrides: Any) -> tuple[list[str], FastAPI]:
         url = new_database()
@@ -44,17 +45,7 @@ def servers(new_database: DatabaseFactory) -> Iterator[Servers]:
                 secret_key=KEY, **overrides,
             )  # fmt: skip
             app = create_app(settings)
-            port = free_port()
-            config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-            server = uvicorn.Server(config)
-            thread = threading.Thread(target=server.run, daemon=True)
-            thread.start()
-            running.append((server, thread))
-            deadline = time.monotonic() + 20
-            while not server.started:
-                assert time.monotonic() < deadline, "server did not start"
-                time.sleep(0.02)
-            base = f"http://127.0.0.1:{port}"
+            base = running.enter_context(serving(app))
             # FastAPI builds a route's parameters at the first request that reaches it; built
             # from many threads at once, pydantic may warn (an error under pytest). Build them
             # now, so the burst races on the database, not on route building.
@@ -64,11 +55,8 @@ def servers(new_database: DatabaseFactory) -> Iterator[Servers]:
             apps.append(app)
         return bases, apps[0]
 
-    yield start
-    for server, _thread in running:
-        server.should_exit = True
-    for _server, thread in running:
-        thread.join(timeout=20)
+    with running:
+        yield start
 
 
 def at_once(calls: list[Callable[[], httpx.Response]]) -> Counter[int]:

@@ -395,6 +395,7 @@ def test_local_mode_browser_gets_a_session_and_scripts_need_none(
     assert browser.get("/login").status_code == 404  # nobody signs in in local mode
 
 
+@pytest.mark.slow
 def test_local_mode_refuses_to_listen_beyond_this_machine(tmp_path: object) -> None:
     import os
     import subprocess

@@ -1,37 +1,27 @@
 """Concurrent grading against a real server: duplicates record once, nothing is lost, no 500."""
 
-import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-import uvicorn
 from sqlalchemy import func, select
 
 from app.config import Settings
 from app.main import create_app
 from app.models import CardState, ReviewLog
-from tests.conftest import FIXTURE_CONTENT, DatabaseFactory, free_port
+from tests.conftest import FIXTURE_CONTENT, DatabaseFactory
+from tests.servers import serving
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def server(new_database: DatabaseFactory) -> Iterator[tuple[str, object]]:
     """A real server on a fresh database: SQLite, or PostgreSQL when the suite runs there."""
     app = create_app(Settings(database_url=new_database(), content_dir=FIXTURE_CONTENT))
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    instance = uvicorn.Server(config)
-    thread = threading.Thread(target=instance.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not instance.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", app.state.database
-    instance.should_exit = True
-    thread.join(timeout=10)
+    with serving(app) as base:
+        yield base, app.state.database
 
 
 def post_many(url: str, bodies: list[dict[str, object]]) -> list[httpx.Response]:

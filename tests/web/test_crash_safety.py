@@ -10,10 +10,14 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
+import pytest
 from sqlalchemy import text
 
 from app.db import Database
-from tests.conftest import FIXTURE_CONTENT, free_port
+from tests.conftest import FIXTURE_CONTENT
+from tests.servers import free_port, wait_until_up
+
+pytestmark = pytest.mark.slow
 
 CARDS = ["alpha-ring-bytes", "alpha-busbw", "alpha-drill-bytes", "beta-derive", "beta-order"]
 
@@ -29,14 +33,7 @@ def test_kill_9_loses_no_acknowledged_review(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            httpx.get(f"{base}/healthz", timeout=1)
-            break
-        except httpx.HTTPError:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
+    wait_until_up(base, server, timeout=20)
 
     acknowledged: list[str] = []
     saved_versions: list[int] = []
@@ -79,7 +76,8 @@ def test_kill_9_loses_no_acknowledged_review(tmp_path: Path) -> None:
     workers.append(threading.Thread(target=autosave))
     for worker in workers:
         worker.start()
-    while len(acknowledged) < 150 and time.monotonic() < deadline + 30:
+    deadline = time.monotonic() + 45  # a loaded 2-core machine acknowledges slowly
+    while len(acknowledged) < 150 and time.monotonic() < deadline:
         time.sleep(0.05)
     os.kill(server.pid, signal.SIGKILL)
     server.wait(timeout=10)

@@ -4,22 +4,20 @@ Mock submits and grades name the question and part they act on, so a repeat retu
 session as the first left it; drill attempts and reviews take idempotency keys.
 """
 
-import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.config import Settings
 from app.main import create_app
 from app.models import Attempt, ReviewLog
-from tests.conftest import FIXTURE_CONTENT, DatabaseFactory, free_port
+from tests.conftest import FIXTURE_CONTENT, DatabaseFactory
+from tests.servers import serving
 
 MAIN = {"position": 1, "part": "main", "text": "main answer"}
 
@@ -28,17 +26,8 @@ MAIN = {"position": 1, "part": "main", "text": "main answer"}
 def server(new_database: DatabaseFactory) -> Iterator[tuple[str, Any]]:
     """A real server (local mode: scripts need no token) on a fresh database."""
     app = create_app(Settings(database_url=new_database(), content_dir=FIXTURE_CONTENT))
-    port = free_port()
-    instance = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=instance.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not instance.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", app.state.database
-    instance.should_exit = True
-    thread.join(timeout=20)
+    with serving(app) as base:
+        yield base, app.state.database
 
 
 def rows(database: Any, model: type) -> int:
@@ -99,6 +88,7 @@ def test_a_double_clicked_submit_form_keeps_the_follow_up(client: TestClient) ->
     assert client.get(f"/api/mock/{mock_id}").json()["questions"][0]["followup_answer"] == ""
 
 
+@pytest.mark.slow
 def test_twenty_concurrent_submits_submit_once(server: tuple[str, Any]) -> None:
     base, _database = server
     with httpx.Client(base_url=base, timeout=60) as client:
@@ -112,6 +102,7 @@ def test_twenty_concurrent_submits_submit_once(server: tuple[str, Any]) -> None:
     assert state["step"] == "followup" and state["questions"][0]["followup_answer"] == ""
 
 
+@pytest.mark.slow
 def test_twenty_concurrent_drill_attempts_with_one_key_record_one(
     server: tuple[str, Any],
 ) -> None:
@@ -153,6 +144,7 @@ def test_an_idempotency_key_reused_for_another_card_is_refused(client: TestClien
     assert rows(client.app.state.database, Attempt) == 1  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_twenty_concurrent_first_settings_saves_all_succeed(server: tuple[str, Any]) -> None:
     """The first save inserts the settings row: on PostgreSQL two at once both inserted."""
     base, _database = server
@@ -164,6 +156,7 @@ def test_twenty_concurrent_first_settings_saves_all_succeed(server: tuple[str, A
     assert saved["new_per_day"] in {b["new_per_day"] for b in bodies}
 
 
+@pytest.mark.slow
 def test_concurrent_imports_of_one_file_add_it_once(server: tuple[str, Any]) -> None:
     """Import merges by reading what is there, then writing what is not: one at a time."""
     base, database = server

@@ -8,15 +8,17 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import FIXTURE_CONTENT, free_port
+from tests.conftest import FIXTURE_CONTENT
 from tests.postgres.schemas import SKIP_REASON, Schemas, template_url
+from tests.servers import free_port, wait_until_up
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
 PASSWORD = "a long enough passphrase"
 
@@ -38,16 +40,8 @@ def start(url: str, tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
         stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                return process, base
-        except httpx.HTTPError:
-            pass
-        assert process.poll() is None, "the server exited"
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.1)
+    wait_until_up(base, process, timeout=60)
+    return process, base
 
 
 @pytest.fixture
