@@ -7,6 +7,7 @@ MathML cache filled by another: a real 1,000-card set has that many distinct for
 """
 
 import re
+import shutil
 from pathlib import Path
 
 _CARD_OPEN = "```card"
@@ -98,6 +99,8 @@ def write_content(source: Path, dest: Path, cards: int = 1000) -> tuple[int, int
     if not originals:
         raise ValueError(f"no topics under {source / 'topics'}")
     (dest / "topics").mkdir(parents=True, exist_ok=True)
+    if (source / "figures").is_dir():  # the copies show the same figures
+        shutil.copytree(source / "figures", dest / "figures", dirs_exist_ok=True)
     topics = written = 0
     copy = 0
     while written < cards:
