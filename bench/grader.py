@@ -145,7 +145,7 @@ def median_ms(grade: Grade, card: CardView, answer: str, repeats: int = 200) -> 
 
 
 def main() -> None:
-    catalog = load_catalog(ROOT / "content", trial_draws=0)
+    catalog = load_catalog(ROOT / "content")
     sets = {name: load_set(path) for name, path in SETS.items()}
     for name, items in sets.items():
         report(name, items, catalog)

@@ -56,7 +56,7 @@ def test_words_that_only_repeat_the_question_prove_little() -> None:
 
 
 def test_check_grades_a_card_of_the_catalog() -> None:
-    card = load_catalog(FIXTURES, trial_draws=0).card("alpha-ring-bytes")
+    card = load_catalog(FIXTURES).card("alpha-ring-bytes")
     assert card is not None
     assert check(card, "reduce-scatter, then all-gather").points == [0]
 

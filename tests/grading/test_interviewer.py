@@ -18,7 +18,7 @@ from app.content.loader import load_catalog
 from app.grading import interviewer
 from tests.conftest import FIXTURE_CONTENT, ClientFactory
 
-CARD = load_catalog(FIXTURE_CONTENT, trial_draws=0).card("alpha-ring-bytes")
+CARD = load_catalog(FIXTURE_CONTENT).card("alpha-ring-bytes")
 ANSWER = "reduce-scatter then all-gather"
 
 

@@ -20,7 +20,7 @@ HELD_OUT = {"held-out": (0.76, 0.5), "held-out 2": (0.82, 0.45)}
 
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
-    return load_catalog(REAL_CONTENT, trial_draws=0)
+    return load_catalog(REAL_CONTENT)
 
 
 def test_the_labelled_sets_are_large_enough_and_apart() -> None:

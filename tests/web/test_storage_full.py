@@ -16,7 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import FIXTURE_CONTENT, free_port
+from tests.conftest import FIXTURE_CONTENT
+from tests.servers import free_port
 
 pytestmark = pytest.mark.skipif(
     shutil.which("prlimit") is None, reason="needs prlimit (util-linux) to limit file sizes"
