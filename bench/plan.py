@@ -13,7 +13,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -26,16 +25,8 @@ from fsrs_rs_python import FSRS  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.srs.optimizer import to_items  # noqa: E402
+from bench.pages import timed  # noqa: E402
 from bench.plan_simulation import BOUNDARY, TIMEZONE, simulate  # noqa: E402
-
-
-def timed(action: Callable[[], object], repeat: int) -> list[float]:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - start)
-    return samples
 
 
 def ms(samples: list[float]) -> float:
@@ -48,7 +39,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(Settings(database_url=f"sqlite:///{tmp}/bench.db", srs_fuzz=False))
-        with TestClient(app) as client:
+        # Local mode serves only this machine: a loopback client, to 127.0.0.1.
+        with TestClient(
+            app, base_url="http://127.0.0.1:8000", client=("127.0.0.1", 50000)
+        ) as client:
             loop = (date.today() + timedelta(days=21)).isoformat()
             body = {"loop_date": loop, "daily_minutes": 45}
             assert client.put("/api/plan", json=body).status_code == 200

@@ -10,7 +10,7 @@ import statistics
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from sqlalchemy import Connection, DateTime, bindparam, select, text
@@ -134,20 +134,32 @@ _DURATIONS = text(
 )
 
 
+def _ahead(
+    connection: Connection,
+    user_id: int,
+    now: datetime,
+    settings: srs_settings.Settings | None,
+) -> tuple[StoredPlan, srs_settings.Settings, date] | None:
+    """The stored plan, the user's settings and their study day; None unless a loop is ahead."""
+    row = load(connection, user_id)
+    if row is None:
+        return None
+    settings = settings or srs_settings.load(connection, user_id)
+    day = study_day(now, settings.timezone, settings.day_boundary_hour)
+    return None if row.loop_date <= day else (row, settings, day)
+
+
 def compute(
     db: Session | Connection, user_id: int, catalog: Catalog, now: datetime, cache: PlanCache
 ) -> tuple[StoredPlan, Plan] | None:
     """The user's plan from now to the loop, or None without a loop date (or once it passed)."""
     connection = connection_of(db)
-    row = load(connection, user_id)
-    if row is None:
+    found = _ahead(connection, user_id, now, None)
+    if found is None:
         return None
-    settings = srs_settings.load(connection, user_id)
-    today = study_day(now, settings.timezone, settings.day_boundary_hour)
-    if row.loop_date <= today:
-        return None
+    row, settings, today = found
     progress = tuple(connection.execute(_PROGRESS, {"user_id": user_id}).one())
-    key = (row, today, tuple(asdict(settings).values()), progress)
+    key = (row, today, settings, progress)
     cached = cache.get(user_id, "plan", key)
     if isinstance(cached, Plan):
         return row, cached
@@ -157,19 +169,24 @@ def compute(
 
 
 def today(
-    db: Session | Connection, user_id: int, catalog: Catalog, now: datetime, cache: PlanCache
+    db: Session | Connection,
+    user_id: int,
+    catalog: Catalog,
+    now: datetime,
+    cache: PlanCache,
+    settings: srs_settings.Settings | None = None,
 ) -> Planned | None:
-    """Today's new cards and early reviews, as planned at the start of the study day."""
+    """Today's new cards and early reviews, as planned at the start of the study day.
+
+    `settings`: the user's review settings when the caller has read them already (the queue).
+    """
     connection = connection_of(db)
-    row = load(connection, user_id)
-    if row is None:
+    found = _ahead(connection, user_id, now, settings)
+    if found is None:
         return None
-    settings = srs_settings.load(connection, user_id)
-    day = study_day(now, settings.timezone, settings.day_boundary_hour)
-    if row.loop_date <= day:
-        return None
+    row, settings, day = found
     # Kept for the whole study day: grading today's cards does not move today's target.
-    key = (row, day, tuple(asdict(settings).values()))
+    key = (row, day, settings)
     cached = cache.get(user_id, "today", key)
     if isinstance(cached, Planned):
         return cached

@@ -155,7 +155,8 @@ def offline_api(
     review them offline: each card's HTML, its FSRS state and the scheduler's parameters."""
     with database.read_session() as session:
         settings = srs_settings.load(session, user_id)
-        planned = plan_service.today(session, user_id, catalog, now, request.app.state.plan_cache)
+        cache = request.app.state.plan_cache
+        planned = plan_service.today(session, user_id, catalog, now, cache, settings)
         snapshot = offline.build(
             session.connection(),
             user_id,

@@ -219,7 +219,7 @@ def queue_out(
     cache: PlanCache,
 ) -> QueueOut:
     settings = srs_settings.load(connection, user_id)
-    planned = plan_service.today(connection, user_id, catalog, now, cache)
+    planned = plan_service.today(connection, user_id, catalog, now, cache, settings)
     built = queue.build(
         connection, user_id, catalog, settings, now, topics=topics, limit=limit, planned=planned
     )
@@ -286,7 +286,8 @@ def session_context(
 ) -> dict[str, Any]:
     """What the review page shows: the current card, its four buttons, and today's progress."""
     settings = srs_settings.load(session, user_id)
-    planned = plan_service.today(session, user_id, catalog, now, request.app.state.plan_cache)
+    cache = request.app.state.plan_cache
+    planned = plan_service.today(session, user_id, catalog, now, cache, settings)
     built = queue.build(session, user_id, catalog, settings, now, topics=topics, planned=planned)
     ids = [item.card_id for item in built.items]
     if first and first in ids:

@@ -48,7 +48,9 @@ def home(
 ) -> HTMLResponse:
     total_cards = sum(len(t.cards) for t in catalog.topics)
     plan = plan_context(request, session, catalog, user_id, now)
-    planned = plan_service.today(session, user_id, catalog, now, request.app.state.plan_cache)
+    settings = srs_settings.load(session, user_id)
+    cache = request.app.state.plan_cache
+    planned = plan_service.today(session, user_id, catalog, now, cache, settings)
     context = {
         **plan,
         "topics": catalog.topics,
@@ -59,7 +61,7 @@ def home(
             session,
             user_id,
             catalog,
-            srs_settings.load(session, user_id),
+            settings,
             now,
             limit=0,
             planned=planned,
