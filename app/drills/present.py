@@ -1,5 +1,6 @@
 """A draw rendered for a page: the question and worked solution as HTML."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.content.catalog import CardView
@@ -35,3 +36,8 @@ def present(renderer: Renderer, card: CardView, seed: int | None = None) -> Draw
     return DrawView(
         drawn, renderer.render_text(drawn.question), renderer.render_text(drawn.solution)
     )
+
+
+def present_all(renderer: Renderer, cards: Iterable[CardView]) -> dict[str, DrawView]:
+    """Fresh numbers for every numeric card on a page, by card id."""
+    return {card.id: present(renderer, card) for card in cards if numeric(card) is not None}

@@ -13,7 +13,7 @@ from sqlalchemy.exc import DataError, OperationalError
 from starlette.exceptions import HTTPException
 
 from app.db import storage_problem
-from app.errors import FieldError
+from app.errors import DomainError
 
 logger = logging.getLogger("ringside")
 
@@ -89,13 +89,27 @@ async def validation_error(request: Request, exc: Exception) -> Response:
     return _page(request, 422, "That request cannot be understood", message)
 
 
-async def field_error(request: Request, exc: Exception) -> Response:
-    """A feature refused a field (app.errors.FieldError): 422 naming it."""
-    assert isinstance(exc, FieldError)
+async def domain_error(request: Request, exc: Exception) -> Response:
+    """A feature refused the request (app.errors.DomainError): its kind decides the status;
+    a field error names the field the way pydantic's 422 does."""
+    assert isinstance(exc, DomainError)
     if wants_json(request):
-        detail = [{"loc": ["body", exc.field], "msg": exc.message, "type": exc.code}]
-        return JSONResponse({"detail": detail}, status_code=422)
-    return _page(request, 422, "That request cannot be understood", f"{exc.field}: {exc.message}")
+        if exc.status == 422:
+            loc = ["body", exc.field] if exc.field else ["body"]
+            detail: Any = [{"loc": loc, "msg": exc.message, "type": exc.code}]
+        else:
+            detail = exc.message
+        return JSONResponse({"detail": detail}, status_code=exc.status)
+    title = TITLES.get(exc.status, "Something is not right")
+    return _page(request, exc.status, title, str(exc))
+
+
+TITLES = {
+    404: "Not found",
+    409: "Not possible now",
+    413: "Too large",
+    422: "That request cannot be understood",
+}
 
 
 async def server_error(request: Request, exc: Exception) -> Response:
@@ -153,7 +167,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(SignInRequired, sign_in_required)
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)
-    app.add_exception_handler(FieldError, field_error)
+    app.add_exception_handler(DomainError, domain_error)
     app.add_exception_handler(OperationalError, database_error)
     app.add_exception_handler(DataError, unstorable_text)
     app.add_exception_handler(UnicodeEncodeError, unstorable_text)

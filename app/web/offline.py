@@ -14,13 +14,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app import PROJECT_ROOT
+from app.drills.present import present_all
 from app.plan import service as plan_service
 from app.srs import offline
 from app.srs import settings as srs_settings
 from app.web.deps import CatalogDep, DatabaseDep, NowDep, RendererDep, TemplatesDep, UserDep
 from app.web.identity import csrf_token
 from app.web.review import GradeIn, GradeOut, grade_card, grade_out
-from app.web.topics import draws
 
 # Served without signing in: a browser fetches both before it knows who you are.
 public_router = APIRouter()
@@ -177,7 +177,7 @@ def offline_api(
             card=view,
             inline=False,
             open_answer=False,
-            drills=draws(renderer, [view]),
+            drills=present_all(renderer, [view]),
         )
         cards.append(
             OfflineCardOut(

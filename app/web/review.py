@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from app.content.catalog import Catalog
+from app.drills.present import present_all
 from app.models import CardState
 from app.plan import service as plan_service
 from app.plan.service import PlanCache
@@ -30,7 +31,6 @@ from app.web.deps import (
 )
 from app.web.security import safe_next
 from app.web.text import CLEAN, CleanText
-from app.web.topics import draws
 
 router = APIRouter()
 TopicsQuery = Annotated[list[str], Query(description="Only cards from these topic slugs.")]
@@ -323,7 +323,7 @@ def session_context(
         "remaining": remaining,
         "progress_total": built.done_today + remaining,
         "topics": sorted(topics or []),
-        "drills": draws(renderer, [current]) if current else {},
+        "drills": present_all(renderer, [current]) if current else {},
         "next_due": as_utc(built.next_due) if built.next_due else None,
         "now": now,
     }

@@ -15,7 +15,7 @@ from app.models import ReviewLog, ReviewSettings, User
 from app.srs import optimizer
 from app.srs import settings as srs_settings
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
-from app.web.plan import plan_context
+from app.web.plan.panel import plan_context
 from app.web.text import CLEAN, CleanText
 
 router = APIRouter()

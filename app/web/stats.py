@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from app.srs import settings as srs_settings
 from app.srs import stats
 from app.web.deps import CatalogDep, NowDep, SessionDep, TemplatesDep, UserDep
-from app.web.plan import plan_context
+from app.web.plan.panel import plan_context
 
 router = APIRouter()
 

@@ -1,16 +1,13 @@
 """Topic and card pages, and their JSON."""
 
-from collections.abc import Iterable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.content.catalog import CardView
-from app.content.render import Renderer
 from app.drills.engine import MAX_SEED
-from app.drills.present import DrawView, numeric, present
+from app.drills.present import numeric, present
 from app.mock import sessions as mock_sessions
 from app.plan import service as plan_service
 from app.srs import queue, stats
@@ -28,7 +25,7 @@ from app.web.deps import (
     UserDep,
 )
 from app.web.identity import csrf_token
-from app.web.plan import plan_context
+from app.web.plan.panel import plan_context
 from app.web.topic_pages import TopicPagesDep
 
 router = APIRouter()
@@ -73,11 +70,6 @@ def home(
 @router.get("/topics", include_in_schema=False)
 def topics_index() -> RedirectResponse:
     return RedirectResponse("/", status_code=308)
-
-
-def draws(renderer: Renderer, cards: Iterable[CardView]) -> dict[str, DrawView]:
-    """Fresh numbers for every numeric card on a page."""
-    return {card.id: present(renderer, card) for card in cards if numeric(card) is not None}
 
 
 @router.get("/topics/{slug}", response_class=HTMLResponse, include_in_schema=False)
