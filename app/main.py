@@ -48,7 +48,7 @@ from app.web import (
 from app.web import errata as errata_pages
 from app.web import glossary as glossary_pages
 from app.web import settings as settings_pages
-from app.web.identity import require_signed_in
+from app.web.identity import resolve_for_members
 from app.web.security import EdgeApp, LocalOnlyMiddleware, SecurityMiddleware
 from app.web.templating import build_templates
 from app.web.topic_pages import TopicPages
@@ -154,10 +154,10 @@ def create_app(
     app.include_router(health.router)
     app.include_router(offline.public_router)
     if docs:
-        app.include_router(api_docs.router, dependencies=[Depends(require_signed_in)])
+        app.include_router(api_docs.router, dependencies=[Depends(resolve_for_members)])
     app.include_router(auth.router, responses=errors.ERROR_RESPONSES)
     # In accounts mode every feature, content included, is for signed-in members.
-    members = [Depends(require_signed_in)]
+    members = [Depends(resolve_for_members)]
     # Before review's routes: /api/review/sync is not a card id.
     app.include_router(offline.router, dependencies=members, responses=errors.ERROR_RESPONSES)
     features = (topics, check, drills, review, plan, optimize, stats, settings_pages, mock)

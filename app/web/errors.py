@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException
 
 from app.db import storage_problem
 from app.errors import DomainError
+from app.web.identity import SignInRequired, resolve_quietly
 
 logger = logging.getLogger("ringside")
 
@@ -51,13 +52,20 @@ def wants_json(request: Request) -> bool:
     )
 
 
-def _page(
+async def _page(
     request: Request,
     status: int,
     title: str,
     message: str,
     headers: Mapping[str, str] | None = None,
 ) -> HTMLResponse:
+    """An error page. It is rendered outside any route (a 404 for an unknown address has run
+    no dependency), so who is asking is resolved here first, the same way the routes do: the
+    page's header and forms need the CSRF token, and the template must not look it up."""
+    try:
+        await resolve_quietly(request)
+    except Exception:  # the database itself may be what failed: the page shows no forms then
+        logger.debug("no identity for the error page of %s", request.url.path, exc_info=True)
     templates: Jinja2Templates = request.app.state.templates
     return templates.TemplateResponse(
         request,
@@ -75,9 +83,11 @@ async def http_error(request: Request, exc: Exception) -> Response:
             {"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers
         )
     if exc.status_code == 404:
-        return _page(request, 404, "Not found", "There is no page at this address.", exc.headers)
+        return await _page(
+            request, 404, "Not found", "There is no page at this address.", exc.headers
+        )
     title = "Something is not right"
-    return _page(request, exc.status_code, title, str(exc.detail), exc.headers)
+    return await _page(request, exc.status_code, title, str(exc.detail), exc.headers)
 
 
 async def validation_error(request: Request, exc: Exception) -> Response:
@@ -86,7 +96,7 @@ async def validation_error(request: Request, exc: Exception) -> Response:
         detail = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
         return JSONResponse({"detail": detail}, status_code=422)
     message = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-    return _page(request, 422, "That request cannot be understood", message)
+    return await _page(request, 422, "That request cannot be understood", message)
 
 
 async def domain_error(request: Request, exc: Exception) -> Response:
@@ -101,7 +111,7 @@ async def domain_error(request: Request, exc: Exception) -> Response:
             detail = exc.message
         return JSONResponse({"detail": detail}, status_code=exc.status)
     title = TITLES.get(exc.status, "Something is not right")
-    return _page(request, exc.status, title, str(exc))
+    return await _page(request, exc.status, title, str(exc))
 
 
 TITLES = {
@@ -116,7 +126,7 @@ async def server_error(request: Request, exc: Exception) -> Response:
     logger.exception("unhandled error on %s %s", request.method, request.url.path)
     if wants_json(request):
         return JSONResponse({"detail": "Internal server error."}, status_code=500)
-    return _page(request, 500, "Something broke", "The error was logged. Please try again.")
+    return await _page(request, 500, "Something broke", "The error was logged. Please try again.")
 
 
 STORAGE_MESSAGES = {
@@ -141,7 +151,7 @@ async def database_error(request: Request, exc: Exception) -> Response:
     headers = {"Retry-After": "60"}
     if wants_json(request):
         return JSONResponse({"detail": message}, status_code=503, headers=headers)
-    return _page(request, 503, "Cannot save right now", message, headers)
+    return await _page(request, 503, "Cannot save right now", message, headers)
 
 
 async def unstorable_text(request: Request, exc: Exception) -> Response:
@@ -151,7 +161,7 @@ async def unstorable_text(request: Request, exc: Exception) -> Response:
     message = "The request holds a value the database cannot store (such as a NUL character)."
     if wants_json(request):
         return JSONResponse({"detail": message}, status_code=422)
-    return _page(request, 422, "That request cannot be understood", message)
+    return await _page(request, 422, "That request cannot be understood", message)
 
 
 async def sign_in_required(request: Request, exc: Exception) -> Response:
@@ -162,8 +172,6 @@ async def sign_in_required(request: Request, exc: Exception) -> Response:
 
 
 def install(app: FastAPI) -> None:
-    from app.web.identity import SignInRequired
-
     app.add_exception_handler(SignInRequired, sign_in_required)
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)

@@ -1,5 +1,13 @@
 """Who is asking: an API token, a session cookie, or (in local mode) the local profile.
 
+Resolved once per request, by `resolve` (async: the event loop does the one short read a
+session cookie needs through Database.read, a worker thread anything that writes), and kept on
+request.state. Every feature router depends on `resolve_for_members`, so by the time a route
+or a template runs, the identity and its CSRF token are known: `identify` and `csrf_token`
+only read what was resolved, and templates get the token in their context
+(app.web.templating), never touching the database. Error pages, rendered outside any route,
+resolve it the same way first (app.web.errors).
+
 `get_user_id` is the dependency every route with user data uses. On a state-changing request
 from a signed-in browser it also checks the CSRF synchronizer token (a form field or the
 X-CSRF-Token header), so a forged form from another site fails even where the browser sends
@@ -60,22 +68,20 @@ def _now(request: Request) -> datetime:
 
 
 def identify(request: Request) -> Identity | None:
-    """Resolve the caller once per request (cached on request.state); may read and write."""
-    if hasattr(request.state, "identity"):
-        return request.state.identity  # type: ignore[no-any-return]
-    found = _resolve(request)
-    request.state.identity = found
+    """The identity `resolve` found for this request, or None if nobody is signed in or it
+    was not resolved; reads request.state only, so it is safe anywhere, templates included."""
+    found: Identity | None = getattr(request.state, "identity", None)
     return found
 
 
-async def identify_in_loop(request: Request) -> Identity | None:
-    """`identify` for the event loop: a worker thread only for what needs one.
+async def resolve(request: Request) -> Identity | None:
+    """Who is asking, worked out once per request and cached on request.state.
 
     A thread-pool hop costs more than a small request's own work (bench/suite.py), and most
     callers need none: an API call in local mode or a signed-out visitor needs no database,
     and a session cookie is one short read (on SQLite, in the loop: Database.read).
-    Writes (a new session, last_seen_at refreshed once a minute) and API tokens go to a
-    thread.
+    Writes (last_seen_at refreshed once a minute) and API tokens go to a worker thread.
+    Raises a 401 HTTPException for an unknown API token.
     """
     if hasattr(request.state, "identity"):
         return request.state.identity  # type: ignore[no-any-return]
@@ -85,6 +91,15 @@ async def identify_in_loop(request: Request) -> Identity | None:
         found = await _live_session(request) or await run_in_threadpool(_resolve, request)
     request.state.identity = found
     return found
+
+
+async def resolve_quietly(request: Request) -> Identity | None:
+    """`resolve` for pages that show forms but do not need a user: an unknown API token is
+    nobody here (the routes that need a user still answer it with 401)."""
+    try:
+        return await resolve(request)
+    except HTTPException:
+        return None
 
 
 def _bearer(request: Request) -> str | None:
@@ -169,7 +184,7 @@ def _local_browser(request: Request, cookie: str) -> Identity:
 
 async def _signed_in(request: Request) -> Identity:
     """Who is asking; when nobody is signed in, a 401 for the API and the sign-in page else."""
-    identity = await identify_in_loop(request)
+    identity = await resolve(request)
     if identity is None:
         if request.url.path.startswith("/api/"):
             raise HTTPException(
@@ -206,15 +221,16 @@ async def _check_csrf(request: Request, identity: Identity) -> None:
 
 
 def csrf_token(request: Request) -> str:
-    """For templates: the token forms and scripts send back (empty when signed out)."""
-    try:
-        identity = identify(request)
-    except HTTPException:  # an unknown API token: its 401 page has no form to protect
-        return ""
+    """The token forms and scripts send back: empty when signed out or not resolved."""
+    identity = identify(request)
     return identity.csrf if identity and identity.csrf else ""
 
 
-async def require_signed_in(request: Request) -> None:
-    """Router dependency in accounts mode: content pages too are for members only."""
+async def resolve_for_members(request: Request) -> None:
+    """Every feature router's dependency: who is asking, resolved once for the route and its
+    templates. In accounts mode content pages too are for members only, so nobody signed in
+    means the sign-in page (or a 401 for the API)."""
     if request.app.state.settings.auth_mode == "accounts":
         await _signed_in(request)
+    else:
+        await resolve_quietly(request)

@@ -174,6 +174,7 @@ def offline_api(
         assert view is not None
         html = card_template.render(
             request=request,
+            csrf_token=csrf_token(request),
             card=view,
             inline=False,
             open_answer=False,

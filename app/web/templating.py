@@ -1,9 +1,19 @@
-"""The Jinja environment shared by every page."""
+"""The Jinja environment shared by every page.
+
+Templates do no I/O: who is asking was resolved before any page renders (app.web.identity),
+and its CSRF token reaches every template through `request_context` as `csrf_token`; forms
+write `{{ csrf_field() }}`.
+"""
 
 import uuid
 from datetime import datetime
+from typing import Any
 
+from fastapi import Request
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup, escape
 
 from app import PROJECT_ROOT, __version__
 from app.content.catalog import Catalog
@@ -19,7 +29,9 @@ KIND_LABELS = {
 
 
 def build_templates(catalog: Catalog) -> Jinja2Templates:
-    templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
+    templates = Jinja2Templates(
+        directory=PROJECT_ROOT / "templates", context_processors=[request_context]
+    )
     env = templates.env
     env.globals["catalog"] = catalog
     env.globals["version"] = __version__
@@ -28,8 +40,20 @@ def build_templates(catalog: Catalog) -> Jinja2Templates:
     env.filters["relative"] = relative
     env.filters["percent"] = lambda value: "—" if value is None else f"{value:.0%}"
     env.globals["new_key"] = lambda: uuid.uuid4().hex
-    env.globals["csrf_token"] = csrf_token
+    env.globals["csrf_field"] = csrf_field
     return templates
+
+
+def request_context(request: Request) -> dict[str, Any]:
+    """What every page gets from the request: the CSRF token its forms send back."""
+    return {"csrf_token": csrf_token(request)}
+
+
+@pass_context
+def csrf_field(context: Context) -> Markup:
+    """The hidden field a form sends its CSRF token in (empty when signed out)."""
+    token = context.get("csrf_token", "")
+    return Markup('<input type="hidden" name="csrf_token" value="{}">').format(escape(token))
 
 
 def format_value(value: float) -> str:

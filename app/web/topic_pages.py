@@ -100,7 +100,7 @@ class TopicPages:
         keys = count()
         markers: dict[str, Any] = {
             "request": SimpleNamespace(url=SimpleNamespace(path=f"/topics/{topic.slug}")),
-            "csrf_token": lambda _request: _CSRF,
+            "csrf_token": _CSRF,
             # Numbered, so each card's buttons share one key and no two cards do.
             "new_key": lambda: f"{_KEY}-{next(keys)}",
         }

@@ -93,9 +93,10 @@ async def topic_page(
     page = pages.rendered(topic)
     if page is None:
         page = await run_in_threadpool(pages.page, topic, catalog)
-    context = {"request": request, "topic": topic, "mastery": mastery}
+    token = csrf_token(request)
+    context = {"request": request, "topic": topic, "mastery": mastery, "csrf_token": token}
     frame = templates.get_template("topics/show.html")
-    return page.respond(frame, context, csrf_token(request))
+    return page.respond(frame, context, token)
 
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse, include_in_schema=False)
