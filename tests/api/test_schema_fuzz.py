@@ -11,13 +11,15 @@ over-long names, paths, infinities and NaN in numbers, and an unknown bearer tok
 
 import json
 import math
-from collections.abc import Iterator
-from pathlib import Path
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 import schemathesis
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from schemathesis.core import NotSet
 from schemathesis.specs.openapi import checks
@@ -27,36 +29,72 @@ from app.main import create_app
 from tests.conftest import FIXTURE_CONTENT, loopback_client
 from tests.postgres.schemas import Schemas, template_url
 
-_PG_URL = template_url()
-_PG = Schemas(_PG_URL) if _PG_URL else None
-_TMP = Path(__import__("tempfile").mkdtemp(prefix="ringside-fuzz-"))
-# Two apps on two databases: the replay below starts from a clean profile, whatever the
-# schema-driven run imported into its own.
-_DATABASES = [_PG.create() if _PG else f"sqlite:///{_TMP}/fuzz-{n}.db" for n in range(2)]
-APP, REPLAY_APP = (
-    create_app(Settings(database_url=url, content_dir=FIXTURE_CONTENT, srs_fuzz=False))
-    for url in _DATABASES
-)
+
+@pytest.fixture(scope="module")
+def apps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[FastAPI]]:
+    """Two apps on two databases: the replay below starts from a clean profile, whatever the
+    schema-driven run imported into its own."""
+    url = template_url()
+    schemas = Schemas(url) if url else None
+    folder = tmp_path_factory.mktemp("fuzz")
+    databases = [schemas.create() if schemas else f"sqlite:///{folder}/fuzz-{n}.db" for n in (0, 1)]
+    built = [
+        create_app(Settings(database_url=database, content_dir=FIXTURE_CONTENT, srs_fuzz=False))
+        for database in databases
+    ]
+    yield built
+    for app in built:
+        app.state.database.dispose()
+    if schemas is not None:
+        for database in databases:
+            schemas.drop(database)
+        schemas.dispose()
 
 
-async def on_loopback(scope: Any, receive: Any, send: Any) -> None:
+def on_loopback(app: FastAPI) -> Callable[[Any, Any, Any], Awaitable[None]]:
     """The app as a browser or script on this machine reaches it: local mode serves nothing
     else (app.web.security.LocalOnlyMiddleware), and the ASGI client says "testclient"."""
-    if scope["type"] == "http":
-        headers = [(k, v) for k, v in scope["headers"] if k != b"host"]
-        scope = {
-            **scope,
-            "client": ("127.0.0.1", 50000),
-            "server": ("127.0.0.1", 8000),
-            "headers": [*headers, (b"host", b"127.0.0.1:8000")],
-        }
-    await APP(scope, receive, send)
+
+    async def call(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = [(k, v) for k, v in scope["headers"] if k != b"host"]
+            scope = {
+                **scope,
+                "client": ("127.0.0.1", 50000),
+                "server": ("127.0.0.1", 8000),
+                "headers": [*headers, (b"host", b"127.0.0.1:8000")],
+            }
+        await app(scope, receive, send)
+
+    return call
 
 
-schema = schemathesis.openapi.from_asgi("/openapi.json", on_loopback)
+@pytest.fixture(scope="module")
+def replay_client(apps: list[FastAPI]) -> Iterator[TestClient]:
+    with loopback_client(apps[1]) as client:  # one event loop for every replayed request
+        yield client
+
+
+def documented_api() -> dict[str, Any]:
+    """The OpenAPI document, from an app that lives only as long as this call: hypothesis
+    needs the operations when the tests are collected, before any fixture runs; the requests
+    go to the fixtures' apps."""
+    with tempfile.TemporaryDirectory(prefix="ringside-schema-") as folder:
+        settings = Settings(
+            database_url=f"sqlite:///{folder}/schema.db", content_dir=FIXTURE_CONTENT
+        )
+        app = create_app(settings)
+        try:
+            return app.openapi()
+        finally:
+            app.state.database.dispose()
+
+
+DOCUMENT = documented_api()
+schema = schemathesis.openapi.from_dict(DOCUMENT)
 # For the replay below: one generated request per operation is the seed, not the schema's
 # boundary cases (the coverage phase), which the test above already sends.
-seeds = schemathesis.openapi.from_asgi("/openapi.json", on_loopback)
+seeds = schemathesis.openapi.from_dict(DOCUMENT)
 seeds.config.phases.update(phases=["fuzzing"])
 
 HOSTILE_TEXT = [
@@ -76,25 +114,10 @@ HOSTILE_NUMBERS = [math.inf, -math.inf, math.nan, 1e308, -1e308, 2**63, -(2**63)
 HEADERS = ("content-security-policy", "x-content-type-options", "cache-control")
 
 
-CLIENT = loopback_client(REPLAY_APP)  # one event loop for every replayed request
-
-
 @schemathesis.serializer("audio/webm", "audio/ogg", "audio/mp4")
 def _audio(ctx: object, value: object) -> bytes:
     """Spoken mock answers are sent as raw audio bytes: send the generated ones as they are."""
     return value if isinstance(value, bytes) else str(value).encode()
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _dispose() -> Iterator[None]:
-    with CLIENT:
-        yield
-    for app in (APP, REPLAY_APP):
-        app.state.database.dispose()
-    if _PG is not None:
-        for url in _DATABASES:
-            _PG.drop(url)
-        _PG.dispose()
 
 
 @schema.parametrize()
@@ -104,13 +127,16 @@ def _dispose() -> Iterator[None]:
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )
-def test_api_never_fails_and_matches_its_schema(case: schemathesis.Case) -> None:
+def test_api_never_fails_and_matches_its_schema(
+    case: schemathesis.Case, apps: list[FastAPI]
+) -> None:
     # Not checked: a 405's Allow header (Starlette routes each method separately, so it names
     # only the first route matched: a framework detail, not the contract), and acceptance of
     # every schema-valid body (the labs and settings also refuse values the schema cannot
     # express, such as a time zone that does not exist, with a documented 422).
     case.call_and_validate(
-        excluded_checks=[checks.allow_header_conformance, checks.positive_data_acceptance]
+        app=on_loopback(apps[0]),
+        excluded_checks=[checks.allow_header_conformance, checks.positive_data_acceptance],
     )
 
 
@@ -155,8 +181,10 @@ def variants(value: Any, hostile_text: list[str]) -> Iterator[Any]:
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )
-def test_hostile_values_in_any_field_get_a_4xx(case: schemathesis.Case) -> None:
-    client = CLIENT
+def test_hostile_values_in_any_field_get_a_4xx(
+    case: schemathesis.Case, replay_client: TestClient
+) -> None:
+    client = replay_client
     # Real objects in the path, so that the hostile values get past the 404s to the database.
     parameters = dict(case.path_parameters or {})
     real: dict[str, Any] = {"card_id": "alpha-drill-bytes", "slug": "alpha"}
