@@ -37,7 +37,6 @@ from app.web import (
     labs,
     mock,
     observability,
-    offline,
     optimize,
     plan,
     review,
@@ -49,9 +48,10 @@ from app.web import errata as errata_pages
 from app.web import glossary as glossary_pages
 from app.web import settings as settings_pages
 from app.web.identity import resolve_for_members
+from app.web.review import offline
 from app.web.security import EdgeApp, LocalOnlyMiddleware, SecurityMiddleware
 from app.web.templating import build_templates
-from app.web.topic_pages import TopicPages
+from app.web.topics.pages import TopicPages
 
 API_DESCRIPTION = """
 Everything the pages show is also available as JSON: topics, cards and search.

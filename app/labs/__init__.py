@@ -2,8 +2,9 @@
 
 Each module returns frozen dataclasses whose field names are the JSON API's (serialise with
 `dataclasses.asdict`), plus `steps`: a list of `Step(label, formula, substituted, value, unit)`
-for the worked derivation on the lab page. Invalid input raises `ValueError` with a message
-starting "<parameter>: ". SI units throughout: bytes, seconds, bytes/s, FLOP/s.
+for the worked derivation on the lab page. Invalid input raises `app.errors.FieldError` naming
+the parameter (a ValueError whose text starts "<parameter>: "). SI units throughout: bytes,
+seconds, bytes/s, FLOP/s.
 """
 
 from app.labs._common import Step

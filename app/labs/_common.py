@@ -1,13 +1,15 @@
 """Shared pieces of the labs: the explanation `Step`, input validation and LaTeX numbers.
 
-Every validation error is a `ValueError` whose message starts with the parameter's name and
-": ", e.g. ``ValueError("ranks: must be at least 1")``; the web layer maps that prefix to the
-field of an HTTP 422.
+Every validation error is an `app.errors.FieldError` naming the parameter, e.g.
+``FieldError("ranks", "must be at least 1")`` (its text: "ranks: must be at least 1"); the web
+layer files its message under that field of an HTTP 422 or of the lab's form.
 """
 
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from app.errors import FieldError
 
 
 @dataclass(frozen=True)
@@ -30,23 +32,23 @@ def check_int(name: str, value: object, minimum: int) -> int:
     """Return `value` if it is an integer of at least `minimum` (no source: validation)."""
     # bool is an int subclass; True as a rank count is a caller bug, not 1.
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name}: must be an integer")
+        raise FieldError(name, "must be an integer")
     if value < minimum:
-        raise ValueError(f"{name}: must be at least {minimum}")
+        raise FieldError(name, f"must be at least {minimum}")
     return value
 
 
 def check_real(name: str, value: object, *, positive: bool) -> float:
     """Return `value` as a float if finite and > 0 (or >= 0) (no source: validation)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name}: must be a number")
+        raise FieldError(name, "must be a number")
     number = float(value)
     if not math.isfinite(number):
-        raise ValueError(f"{name}: must be a finite number")
+        raise FieldError(name, "must be a finite number")
     if positive and number <= 0:
-        raise ValueError(f"{name}: must be positive")
+        raise FieldError(name, "must be positive")
     if not positive and number < 0:
-        raise ValueError(f"{name}: must not be negative")
+        raise FieldError(name, "must not be negative")
     return number
 
 
@@ -55,7 +57,7 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     options = tuple(choices)
     if not isinstance(value, str) or value not in options:
         listed = ", ".join(repr(option) for option in options)
-        raise ValueError(f"{name}: must be one of {listed}")
+        raise FieldError(name, f"must be one of {listed}")
     return value
 
 

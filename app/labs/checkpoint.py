@@ -17,6 +17,7 @@ e^{(τ+δ)/M}(1 − τ/M) = 1, which Daly's series approximates.
 import math
 from dataclasses import dataclass, field
 
+from app.errors import FieldError
 from app.labs._common import Step, check_int, check_real, tex
 
 SECONDS_PER_DAY = 86_400.0
@@ -106,7 +107,7 @@ def waste_curve(
     low = centre / 10.0 if low_s is None else check_real("low_s", low_s, positive=True)
     high = centre * 10.0 if high_s is None else check_real("high_s", high_s, positive=True)
     if high <= low:
-        raise ValueError("high_s: must be greater than low_s")
+        raise FieldError("high_s", "must be greater than low_s")
     ratio = high / low
     return [
         WastePoint(
@@ -127,9 +128,9 @@ def checkpoint(
     if delta > MAX_CHECKPOINT_PER_MTBF * m:
         # The waste model's exponentials overflow near e^700, and long before that no run
         # makes progress: refuse rather than answer with an overflow.
-        raise ValueError(
-            f"checkpoint_cost_s: must be at most {MAX_CHECKPOINT_PER_MTBF} × the time between "
-            "failures"
+        raise FieldError(
+            "checkpoint_cost_s",
+            f"must be at most {MAX_CHECKPOINT_PER_MTBF} × the time between failures",
         )
     young = young_interval_s(delta, m)
     daly = daly_interval_s(delta, m)

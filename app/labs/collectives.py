@@ -54,6 +54,7 @@ numbers, value, unit); `notes` say where the inputs came from and what the model
 
 from dataclasses import dataclass, field
 
+from app.errors import FieldError
 from app.labs._common import Step, check_choice, check_int, check_real, tex
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "broadcast", "all_to_all")
@@ -139,14 +140,14 @@ def node_link(
     if g == 1:
         return Link(nic, 1, n == 1)
     if intra_node_bandwidth_Bps is None:
-        raise ValueError("intra_node_bandwidth_Bps: required when ranks_per_node is above 1")
+        raise FieldError("intra_node_bandwidth_Bps", "required when ranks_per_node is above 1")
     intra = check_real("intra_node_bandwidth_Bps", intra_node_bandwidth_Bps, positive=True)
     if n <= g:
         return Link(intra, n, True)
     if n % g:
-        raise ValueError(
-            f"ranks: a group across nodes must fill its nodes evenly: a multiple of "
-            f"ranks_per_node ({g})"
+        raise FieldError(
+            "ranks",
+            f"a group across nodes must fill its nodes evenly: a multiple of ranks_per_node ({g})",
         )
     return Link(min(intra, g * nic), g, False)
 
@@ -197,15 +198,15 @@ def collective(
     check_real("bandwidth_Bps", bandwidth_Bps, positive=True)
     eta = check_real("tree_efficiency", tree_efficiency, positive=True)
     if eta > 1:
-        raise ValueError("tree_efficiency: must be at most 1")
+        raise FieldError("tree_efficiency", "must be at most 1")
     if op not in ALGORITHM_OPS[algorithm]:
         allowed = ", ".join(ALGORITHM_OPS[algorithm])
-        raise ValueError(f"algorithm: {algorithm} is modelled for {allowed} only, as in NCCL")
+        raise FieldError("algorithm", f"{algorithm} is modelled for {allowed} only, as in NCCL")
     link = node_link(n, bandwidth_Bps, ranks_per_node, intra_node_bandwidth_Bps)
     if algorithm == "rabenseifner" and n & (n - 1):
-        raise ValueError("ranks: recursive halving and doubling is modelled for a power of two")
+        raise FieldError("ranks", "recursive halving and doubling is modelled for a power of two")
     if algorithm == "pat" and ranks_per_node != 1:
-        raise ValueError("ranks_per_node: NCCL runs PAT only with one GPU per node (v2.23+)")
+        raise FieldError("ranks_per_node", "NCCL runs PAT only with one GPU per node (v2.23+)")
 
     g = link.ranks_per_node
     messages = _latency_count(op, algorithm, n, g)
@@ -370,7 +371,7 @@ def crossover_bytes(
     alpha = check_real("alpha_s", alpha_s, positive=False)
     eta = check_real("tree_efficiency", tree_efficiency, positive=True)
     if eta > 1:
-        raise ValueError("tree_efficiency: must be at most 1")
+        raise FieldError("tree_efficiency", "must be at most 1")
     link = node_link(n, bandwidth_Bps, ranks_per_node, intra_node_bandwidth_Bps)
     if n == 1:
         return 0.0

@@ -31,6 +31,7 @@ rank again, until the winner's factor is the reference.
 
 from dataclasses import dataclass, field, replace
 
+from app.errors import FieldError
 from app.labs._common import Step, check_choice, check_int, check_real, tex
 from app.labs._traffic import (
     GRAD_BYTES,
@@ -250,21 +251,21 @@ def layout(
     for name, value in (("layers", layers), ("hidden", hidden), ("heads", heads)):
         check_int(name, value, 1)
     if hidden % heads:
-        raise ValueError(f"hidden: must be divisible by heads ({heads})")
+        raise FieldError("hidden", f"must be divisible by heads ({heads})")
     check_int("seq_len", seq_len, 1)
     check_int("global_batch_tokens", global_batch_tokens, 1)
     if global_batch_tokens % seq_len:
-        raise ValueError(f"global_batch_tokens: must be a multiple of seq_len ({seq_len})")
+        raise FieldError("global_batch_tokens", f"must be a multiple of seq_len ({seq_len})")
     check_int("gpus", gpus, 1)
     check_int("gpus_per_node", gpus_per_node, 1)
     if gpus > gpus_per_node and gpus % gpus_per_node:
-        raise ValueError(f"gpus: must be a multiple of gpus_per_node ({gpus_per_node})")
+        raise FieldError("gpus", f"must be a multiple of gpus_per_node ({gpus_per_node})")
     capacity = check_real("gpu_memory_bytes", gpu_memory_bytes, positive=True)
     intra = check_real("intra_node_Bps", intra_node_Bps, positive=True)
     inter = check_real("inter_node_Bps", inter_node_Bps, positive=True)
     peak = check_real("peak_flops", peak_flops, positive=True)
     if not 0 < check_real("mfu", mfu, positive=True) <= 1:
-        raise ValueError("mfu: must be at most 1")
+        raise FieldError("mfu", "must be at most 1")
     check_choice("efficiency", efficiency, EFFICIENCY)
     check_choice("grad_dtype", grad_dtype, tuple(GRAD_BYTES))
     alpha = check_real("alpha_s", alpha_s, positive=False)
@@ -294,14 +295,16 @@ def layout(
             leanest = (need, label)
     if not fitting:
         if leanest is None:
-            raise ValueError(
-                f"global_batch_tokens: {x.sequences} sequences cannot be split evenly over the "
-                f"data-parallel ranks of any layout ({batch_rejected} tried)"
+            raise FieldError(
+                "global_batch_tokens",
+                f"{x.sequences} sequences cannot be split evenly over the "
+                f"data-parallel ranks of any layout ({batch_rejected} tried)",
             )
-        raise ValueError(
-            f"gpu_memory_bytes: no layout fits in {x.usable / 1e9:.1f} GB usable per GPU "
+        raise FieldError(
+            "gpu_memory_bytes",
+            f"no layout fits in {x.usable / 1e9:.1f} GB usable per GPU "
             f"({1 - HEADROOM:.0%} of {capacity / 1e9:.1f} GB); the leanest, {leanest[1]}, "
-            f"needs {leanest[0] / 1e9:.1f} GB"
+            f"needs {leanest[0] / 1e9:.1f} GB",
         )
     return _result(x, _rank(x, fitting))
 

@@ -31,6 +31,7 @@ the numbers substituted, value, unit) for the lab page.
 
 from dataclasses import dataclass, field
 
+from app.errors import FieldError
 from app.labs._common import Step, check_choice, check_int, check_real, tex
 
 RECOMPUTE_CHOICES = ("none", "selective", "full")
@@ -125,12 +126,12 @@ def memory(
     check_int("pp", pp, 1)
     check_int("zero_stage", zero_stage, 0)
     if zero_stage > 3:
-        raise ValueError("zero_stage: must be 0, 1, 2 or 3")
+        raise FieldError("zero_stage", "must be 0, 1, 2 or 3")
     k = check_real("optimizer_bytes_per_param", optimizer_bytes_per_param, positive=False)
     grad = check_real("grad_bytes_per_param", grad_bytes_per_param, positive=True)
     check_choice("recompute", recompute, RECOMPUTE_CHOICES)
     if not isinstance(sequence_parallel, bool):
-        raise ValueError("sequence_parallel: must be true or false")
+        raise FieldError("sequence_parallel", "must be true or false")
 
     local = psi / (tp * pp)
     weights, grads, optimizer = model_states_bytes(local, dp, zero_stage, k, grad)
@@ -158,7 +159,7 @@ def memory(
     if any(value is not None for value in given.values()):
         s, b, h, a, n_layers = (_required(name, value) for name, value in given.items())
         if a % tp:
-            raise ValueError(f"heads: must be divisible by tp ({a} heads, tp={tp})")
+            raise FieldError("heads", f"must be divisible by tp ({a} heads, tp={tp})")
         per_layer = activation_bytes_per_layer(s, b, h, a, tp, recompute, sequence_parallel)
         activations = per_layer * n_layers  # 1F1B first stage: p microbatches × L/p layers
         sp_label = "on" if sequence_parallel else "off"
@@ -204,7 +205,7 @@ def memory(
 def _required(name: str, value: int | None) -> int:
     """An activation input that must be given with the others (no source: validation)."""
     if value is None:
-        raise ValueError(f"{name}: required when any of {', '.join(ACTIVATION_INPUTS)} is given")
+        raise FieldError(name, f"required when any of {', '.join(ACTIVATION_INPUTS)} is given")
     return check_int(name, value, 1)
 
 

@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from app.errors import FieldError
 from app.labs._common import Step, check_int, check_real, tex
 
 PROBS_TOLERANCE = 1e-3  # router_probs are means of softmaxes; typed-in values are rounded
@@ -59,26 +60,27 @@ def expert_capacity(tokens: int, experts: int, capacity_factor: float, top_k: in
 def _check_loads(expert_loads: list[int], tokens: int, experts: int, top_k: int) -> None:
     """Loads must be one count per expert summing to k·tokens: Switch §2.2 routing."""
     if len(expert_loads) != experts:
-        raise ValueError(f"expert_loads: must have one entry per expert ({experts})")
+        raise FieldError("expert_loads", f"must have one entry per expert ({experts})")
     for load in expert_loads:
         check_int("expert_loads", load, 0)
         if load > tokens:
-            raise ValueError("expert_loads: an expert cannot receive more than tokens")
+            raise FieldError("expert_loads", "an expert cannot receive more than tokens")
     if sum(expert_loads) != top_k * tokens:
-        raise ValueError(
-            f"expert_loads: must sum to top_k × tokens ({top_k * tokens}), got {sum(expert_loads)}"
+        raise FieldError(
+            "expert_loads",
+            f"must sum to top_k × tokens ({top_k * tokens}), got {sum(expert_loads)}",
         )
 
 
 def _check_probs(router_probs: list[float], experts: int) -> None:
     """Mean router probabilities: one per expert, each in [0, 1], summing to 1 (Switch eq. 6)."""
     if len(router_probs) != experts:
-        raise ValueError(f"router_probs: must have one entry per expert ({experts})")
+        raise FieldError("router_probs", f"must have one entry per expert ({experts})")
     for prob in router_probs:
         if check_real("router_probs", prob, positive=False) > 1.0:
-            raise ValueError("router_probs: each probability must be at most 1")
+            raise FieldError("router_probs", "each probability must be at most 1")
     if abs(sum(router_probs) - 1.0) > PROBS_TOLERANCE:
-        raise ValueError(f"router_probs: must sum to 1 (within {PROBS_TOLERANCE})")
+        raise FieldError("router_probs", f"must sum to 1 (within {PROBS_TOLERANCE})")
 
 
 def moe(
@@ -93,7 +95,7 @@ def moe(
     """Capacity, drops and aux loss: Switch Transformer (Fedus et al. 2021) §2.2 and eq. 4."""
     capacity = expert_capacity(tokens, experts, capacity_factor, top_k)
     if top_k > experts:
-        raise ValueError(f"top_k: must be at most experts ({experts})")
+        raise FieldError("top_k", f"must be at most experts ({experts})")
     alpha = check_real("aux_alpha", aux_alpha, positive=False)
     steps = [
         Step(
@@ -165,14 +167,14 @@ def simulate_loads(
     check_int("experts", experts, 1)
     check_int("top_k", top_k, 1)
     if top_k > experts:
-        raise ValueError(f"top_k: must be at most experts ({experts})")
+        raise FieldError("top_k", f"must be at most experts ({experts})")
     s = check_real("skew", skew, positive=False)
     check_int("seed", seed, 0)
     if tokens > MAX_SIMULATION_TOKENS:
-        raise ValueError(f"tokens: must be at most {MAX_SIMULATION_TOKENS:,} for the simulator")
+        raise FieldError("tokens", f"must be at most {MAX_SIMULATION_TOKENS:,} for the simulator")
     if top_k > 1 and tokens * experts > MAX_SIMULATION_WORK:
-        raise ValueError(
-            f"tokens: tokens × experts must be at most {MAX_SIMULATION_WORK:,} when top_k > 1"
+        raise FieldError(
+            "tokens", f"tokens × experts must be at most {MAX_SIMULATION_WORK:,} when top_k > 1"
         )
     rng = random.Random(seed)
     weights = [(i + 1) ** -s for i in range(experts)]
@@ -199,7 +201,7 @@ def drop_curve(
     """Drop fraction against capacity factor for fixed loads: Switch Transformer §2.2."""
     experts = len(expert_loads)
     if experts == 0:
-        raise ValueError("expert_loads: must have at least one entry")
+        raise FieldError("expert_loads", "must have at least one entry")
     _check_loads(expert_loads, tokens, experts, top_k)
     points = []
     for cf in capacity_factors:

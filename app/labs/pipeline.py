@@ -22,6 +22,7 @@ schedules.py orders) with forward/backward durations and send/receive dependenci
 
 from dataclasses import dataclass, field
 
+from app.errors import FieldError
 from app.labs._common import Step, check_choice, check_int, check_real
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved")
@@ -59,14 +60,15 @@ def _validate(stages: int, microbatches: int, interleave: int, schedule: str) ->
     check_choice("schedule", schedule, SCHEDULES)
     if schedule == "interleaved":
         if interleave < 2:
-            raise ValueError("interleave: must be at least 2 for the interleaved schedule")
+            raise FieldError("interleave", "must be at least 2 for the interleaved schedule")
         if microbatches % stages:
-            raise ValueError(
-                f"microbatches: must be a multiple of stages ({stages}) for the interleaved "
-                "schedule, as Megatron-LM requires"
+            raise FieldError(
+                "microbatches",
+                f"must be a multiple of stages ({stages}) for the interleaved "
+                "schedule, as Megatron-LM requires",
             )
     elif interleave != 1:
-        raise ValueError(f"interleave: must be 1 for the {schedule} schedule")
+        raise FieldError("interleave", f"must be 1 for the {schedule} schedule")
 
 
 def pipeline(
@@ -160,9 +162,10 @@ def schedule_timeline(
     tb = check_real("backward_s", backward_s, positive=True)
     p, m, v = stages, microbatches, interleave
     if 2 * p * m * v > MAX_TIMELINE_EVENTS:
-        raise ValueError(
-            f"microbatches: stages × microbatches × interleave must be at most "
-            f"{MAX_TIMELINE_EVENTS // 2} to draw a timeline"
+        raise FieldError(
+            "microbatches",
+            f"stages × microbatches × interleave must be at most "
+            f"{MAX_TIMELINE_EVENTS // 2} to draw a timeline",
         )
     orders = [_stage_order(s, p, m, v, schedule) for s in range(p)]
     done: dict[tuple[str, int, int], float] = {}  # (kind, virtual stage, microbatch) → end

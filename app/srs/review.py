@@ -13,6 +13,7 @@ from fsrs import State
 from sqlalchemy import Table, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
+from app.errors import ConflictError, FieldError
 from app.models import CardState, ReviewLog, User
 from app.srs import scheduling
 from app.srs.days import as_utc
@@ -20,13 +21,14 @@ from app.srs.days import as_utc
 SOURCES = ("review", "embedded", "mock", "drill")
 
 
-class OutOfOrderError(ValueError):
+class OutOfOrderError(ConflictError):
     """A grade given before the card's latest review: refused, since grades apply in time order."""
 
     def __init__(self, card_id: str, last_review: datetime, reviewed_at: datetime) -> None:
         super().__init__(
             f"card '{card_id}' was last reviewed at {last_review.isoformat()}, after this"
-            f" grade's reviewed_at {reviewed_at.isoformat()}: the grade was not applied"
+            f" grade's reviewed_at {reviewed_at.isoformat()}: the grade was not applied",
+            code="out_of_order",
         )
         self.card_id = card_id
         self.last_review = last_review
@@ -90,17 +92,19 @@ def _take_turn(session: Session, user_id: int) -> None:
         connection.execute(_LOCK_USER, {"user_id": user_id})
 
 
-class KeyReused(ValueError):
+class KeyReused(FieldError):
     """An idempotency key already used for a different card: a client bug, not a retry."""
+
+    def __init__(self, graded_card_id: str) -> None:
+        # "value_error": the type pydantic gives a refused field, which clients already see.
+        message = f"already used to grade {graded_card_id}; send a new key for each grade"
+        super().__init__("idempotency_key", message, code="value_error")
 
 
 def same_card(earlier: GradeResult, card_id: str) -> GradeResult:
     """The earlier result of a resent grade; KeyReused if its key graded another card."""
     if earlier.card_id != card_id:
-        raise KeyReused(
-            f"idempotency_key: already used to grade {earlier.card_id}; send a new key "
-            "for each grade"
-        )
+        raise KeyReused(earlier.card_id)
     return earlier
 
 
@@ -137,9 +141,10 @@ def grade(
     unit-of-work bookkeeping (bench/review.py measures it).
     """
     if rating not in scheduling.RATING_NAMES:
-        raise ValueError(f"rating: must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy), got {rating}")
+        message = f"must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy), got {rating}"
+        raise FieldError("rating", message, code="value_error")
     if source not in SOURCES:
-        raise ValueError(f"source: must be one of {', '.join(SOURCES)}")
+        raise FieldError("source", f"must be one of {', '.join(SOURCES)}", code="value_error")
     _take_turn(session, user_id)
     if idempotency_key and (earlier := find_by_key(session, user_id, idempotency_key)):
         return same_card(earlier, card_id)

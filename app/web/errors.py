@@ -104,14 +104,18 @@ async def domain_error(request: Request, exc: Exception) -> Response:
     a field error names the field the way pydantic's 422 does."""
     assert isinstance(exc, DomainError)
     if wants_json(request):
-        if exc.status == 422:
-            loc = ["body", exc.field] if exc.field else ["body"]
-            detail: Any = [{"loc": loc, "msg": exc.message, "type": exc.code}]
-        else:
-            detail = exc.message
-        return JSONResponse({"detail": detail}, status_code=exc.status)
+        return JSONResponse({"detail": error_detail(exc)}, status_code=exc.status)
     title = TITLES.get(exc.status, "Something is not right")
     return await _page(request, exc.status, title, str(exc))
+
+
+def error_detail(error: DomainError) -> Any:
+    """The JSON `detail` of a refusal: a field error as pydantic's 422 lists it, else the
+    message (also each refused grade's in an offline batch, app.web.review.offline)."""
+    if error.status == 422:
+        loc = ["body", error.field] if error.field else ["body"]
+        return [{"loc": loc, "msg": error.message, "type": error.code}]
+    return error.message
 
 
 TITLES = {

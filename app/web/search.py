@@ -4,13 +4,40 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field
 
-from app.content.search import MAX_QUERY_LENGTH, QueryTooLong
-from app.web.api_models import SearchHitOut, SearchOut
+from app.content.search import MAX_QUERY_LENGTH, Hit, QueryTooLong
 from app.web.deps import SearchDep, TemplatesDep
 
 router = APIRouter()
 QueryParam = Annotated[str, Query(description="Words to find; every word must appear.")]
+
+
+class SearchHitOut(BaseModel):
+    kind: str = Field(description='"topic", "card" or "term" (a glossary entry).')
+    key: str
+    title: str
+    url: str
+    topic: str
+    snippet_html: str
+    score: int
+
+    @classmethod
+    def of(cls, hit: Hit) -> "SearchHitOut":
+        return cls(
+            kind=hit.kind,
+            key=hit.key,
+            title=hit.title,
+            url=hit.url,
+            topic=hit.context,
+            snippet_html=hit.snippet_html,
+            score=hit.score,
+        )
+
+
+class SearchOut(BaseModel):
+    query: str
+    hits: list[SearchHitOut]
 
 
 @router.get("/search", response_class=HTMLResponse, include_in_schema=False)

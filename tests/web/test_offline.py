@@ -167,6 +167,34 @@ def test_sync_applies_grades_in_order_and_each_once(client: TestClient, clock: F
     assert client.get("/api/stats").json()["total_reviews"] == 2
 
 
+def test_sync_answers_each_refused_grade_as_the_grade_endpoint_does(client: TestClient) -> None:
+    old = (START - timedelta(days=8)).isoformat()
+    grades = [
+        {"card_id": "alpha-busbw", "rating": 3, "idempotency_key": "r1"},
+        {"card_id": "beta-derive", "rating": 3, "idempotency_key": "r1"},
+        {"card_id": "beta-derive", "rating": 3, "idempotency_key": "r2", "reviewed_at": old},
+    ]
+    results = client.post("/api/review/sync", json={"grades": grades}).json()["results"]
+    for sent, result in zip(grades[1:], results[1:], strict=True):
+        body = {key: value for key, value in sent.items() if key != "card_id"}
+        alone = client.post(f"/api/review/{sent['card_id']}", json=body)
+        assert (result["status"], result["detail"]) == (422, alone.json()["detail"])
+    assert results[1]["detail"] == [
+        {
+            "loc": ["body", "idempotency_key"],
+            "msg": "already used to grade alpha-busbw; send a new key for each grade",
+            "type": "value_error",
+        }
+    ]
+    assert results[2]["detail"] == [
+        {
+            "loc": ["body", "reviewed_at"],
+            "msg": "is more than 7 days ago: a grade that old is not applied",
+            "type": "value_error",
+        }
+    ]
+
+
 def test_sync_refuses_an_oversized_or_malformed_batch(client: TestClient) -> None:
     grade_ = {"card_id": "alpha-busbw", "rating": 3, "idempotency_key": "k"}
     too_many = client.post("/api/review/sync", json={"grades": [grade_] * 101})

@@ -52,7 +52,7 @@ def lab_page(
         try:
             result = VIEWS[name](form.values)
         except ValueError as error:
-            form.add_lab_error(str(error))
+            form.add_lab_error(error)
         except ArithmeticError:
             form.general.append(OUT_OF_RANGE)
     presets = [(p, preset_query(spec.fields, p), is_current(form, p)) for p in spec.presets]

@@ -1,5 +1,5 @@
 """What every lab page and endpoint shares: the API base models, the page spec, worked steps as
-MathML, the topics that use a lab, and the call that turns a lab's ValueError into a 422."""
+MathML, the topics that use a lab, and the call that turns a lab's FieldError into a 422."""
 
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.content.catalog import CardView, Catalog, Topic
 from app.content.mathml import MathError, to_mathml
+from app.errors import DomainError
 from app.labs import Step
 from app.labs.catalog import LABS, LabInfo
 from app.web.labs import format as fmt
@@ -103,14 +104,16 @@ def lab_spec(
 
 
 def run(body: BaseModel, compute: Callable[[], Result]) -> Result:
-    """Call a lab function; its "field: message" ValueErrors become 422s like FastAPI's own."""
+    """Call a lab function; its FieldErrors become 422s like FastAPI's own, under the field
+    they name when the request has it."""
     try:
         return compute()
-    except ValueError as error:
-        name, _, message = str(error).partition(": ")
-        known = bool(message) and name in type(body).model_fields
-        loc = ("body", name) if known else ("body",)
-        msg = message if known else str(error)
+    except DomainError as error:
+        known = error.field is not None and error.field in type(body).model_fields
+        loc = ("body", error.field) if known else ("body",)
+        msg = error.message if known else str(error)
+    except ValueError as error:  # e.g. "math domain error": no field to name
+        loc, msg = ("body",), str(error)
     except ArithmeticError:
         loc, msg = ("body",), OUT_OF_RANGE
     raise RequestValidationError([{"loc": loc, "msg": msg, "type": "value_error"}])

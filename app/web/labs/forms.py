@@ -21,6 +21,8 @@ from urllib.parse import urlencode
 import annotated_types
 from pydantic import BaseModel, ValidationError
 
+from app.errors import DomainError
+
 MAX_TYPED = 64  # characters; nothing a lab needs is longer
 _SEPARATORS = re.compile(r"[_,\s\u00a0\u2009\u202f']")
 
@@ -73,14 +75,21 @@ class FormState:
     errors: dict[str, str] = field(default_factory=dict)
     general: list[str] = field(default_factory=list)
 
-    def add_lab_error(self, message: str) -> None:
-        """File a lab's "name: message" ValueError under the field it names."""
-        name, _, text = message.partition(": ")
+    def add_lab_error(self, error: ValueError) -> None:
+        """File a lab's error under the field it names (a FieldError's), else above the form."""
+        if isinstance(error, DomainError):
+            self.add_error(error.field, error.message)
+        else:
+            self.add_error(None, str(error))
+
+    def add_error(self, name: str | None, message: str) -> None:
+        """`message` beside the field `name` (the lab's name or the form's), else above the
+        form with the name in front."""
         for spec in self.fields:
-            if name and text and name in (spec.key, spec.name):
-                self.errors.setdefault(spec.name, _sentence(text))
+            if name and name in (spec.key, spec.name):
+                self.errors.setdefault(spec.name, _sentence(message))
                 return
-        self.general.append(_sentence(message))
+        self.general.append(_sentence(f"{name}: {message}" if name else message))
 
     @property
     def ok(self) -> bool:
@@ -224,8 +233,8 @@ def validate(model: type[BaseModel], form: "FormState") -> BaseModel | None:
         return model.model_validate(form.values)
     except ValidationError as error:
         for problem in error.errors():
-            name = str(problem["loc"][0]) if problem["loc"] else ""
-            form.add_lab_error(f"{name}: {problem['msg']}" if name else problem["msg"])
+            name = str(problem["loc"][0]) if problem["loc"] else None
+            form.add_error(name, problem["msg"])
         return None
 
 

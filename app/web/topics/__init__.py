@@ -12,7 +12,6 @@ from app.mock import sessions as mock_sessions
 from app.plan import service as plan_service
 from app.srs import queue, stats
 from app.srs import settings as srs_settings
-from app.web.api_models import CardOut, TopicOut, TopicSummaryOut
 from app.web.deps import (
     CardDep,
     CatalogDep,
@@ -26,7 +25,8 @@ from app.web.deps import (
 )
 from app.web.identity import csrf_token
 from app.web.plan.panel import plan_context
-from app.web.topic_pages import TopicPagesDep
+from app.web.topics.pages import TopicPagesDep
+from app.web.topics.schemas import CardOut, TopicOut, TopicSummaryOut
 
 router = APIRouter()
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
@@ -83,7 +83,7 @@ async def topic_page(
     user_id: UserDep,
     now: NowDep,
 ) -> HTMLResponse:
-    """The essay and cards come pre-rendered (app.web.topic_pages); only the frame is new.
+    """The essay and cards come pre-rendered (app.web.topics.pages); only the frame is new.
 
     The most visited page, and its own work is small: one short read and the frame. So it
     is `async`: on SQLite it needs no thread-pool hop at all (Database.read).

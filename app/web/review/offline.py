@@ -9,18 +9,28 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app import PROJECT_ROOT
 from app.drills.present import present_all
+from app.errors import ConflictError, DomainError, NotFoundError
 from app.plan import service as plan_service
-from app.srs import offline
+from app.srs import offline, submit
 from app.srs import settings as srs_settings
-from app.web.deps import CatalogDep, DatabaseDep, NowDep, RendererDep, TemplatesDep, UserDep
+from app.web.deps import (
+    CatalogDep,
+    DatabaseDep,
+    FuzzDep,
+    NowDep,
+    RendererDep,
+    TemplatesDep,
+    UserDep,
+)
+from app.web.errors import error_detail
 from app.web.identity import csrf_token
-from app.web.review import GradeIn, GradeOut, grade_card, grade_out
+from app.web.review.schemas import GradeIn, GradeOut
 
 # Served without signing in: a browser fetches both before it knows who you are.
 public_router = APIRouter()
@@ -247,7 +257,13 @@ class _Item(GradeIn):
 
 @router.post("/api/review/sync", tags=["review"])
 def sync_api(
-    request: Request, body: SyncIn, catalog: CatalogDep, user_id: UserDep, now: NowDep
+    request: Request,
+    body: SyncIn,
+    catalog: CatalogDep,
+    database: DatabaseDep,
+    user_id: UserDep,
+    now: NowDep,
+    fuzz: FuzzDep,
 ) -> SyncOut:
     """Grades given offline, applied in the order sent, each as `POST /api/review/{card_id}`
     would: one result per grade with that endpoint's status (200, 404, 409 or 422) and body.
@@ -266,19 +282,17 @@ def sync_api(
         try:
             item = _Item.model_validate(raw)
             if item.owner is not None and item.owner != owner:
-                detail = "given while another account was signed in on this browser: not applied"
-                raise HTTPException(status_code=409, detail=detail)
+                message = "given while another account was signed in on this browser: not applied"
+                raise ConflictError(message)
             if catalog.card(item.card_id) is None:
-                raise HTTPException(status_code=404, detail=f"No card '{item.card_id}'.")
-            grade = item.model_dump(exclude={"card_id", "owner"})
-            result.grade = grade_out(
-                grade_card(request, user_id, item.card_id, GradeIn(**grade), now)
-            )
+                raise NotFoundError(f"No card '{item.card_id}'.")
+            graded = submit.submit(database, user_id, item.card_id, item.to_grade(), now, fuzz=fuzz)
+            result.grade = GradeOut.of(graded)
         except ValidationError as error:
             result.status = 422
             result.detail = error.errors(include_url=False, include_context=False)
-        except HTTPException as error:
-            result.status = error.status_code
-            result.detail = error.detail
+        except DomainError as error:
+            # Each grade's status and body as POST /api/review/{card_id} answers them.
+            result.status, result.detail = error.status, error_detail(error)
         results.append(result)
     return SyncOut(results=results)
