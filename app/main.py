@@ -30,7 +30,6 @@ from app.web import (
     api_docs,
     auth,
     check,
-    data,
     drills,
     errors,
     health,
@@ -50,6 +49,8 @@ from app.web import settings as settings_pages
 from app.web.identity import resolve_for_members
 from app.web.review import offline
 from app.web.security import EdgeApp, LocalOnlyMiddleware, SecurityMiddleware
+from app.web.settings import account as settings_account
+from app.web.settings import data as settings_data
 from app.web.templating import build_templates
 from app.web.topics.pages import TopicPages
 
@@ -161,7 +162,7 @@ def create_app(
     # Before review's routes: /api/review/sync is not a card id.
     app.include_router(offline.router, dependencies=members, responses=errors.ERROR_RESPONSES)
     features = (topics, check, drills, review, plan, optimize, stats, settings_pages, mock)
-    for module in (*features, search, labs, data):
+    for module in (*features, settings_account, search, labs, settings_data):
         app.include_router(module.router, dependencies=members, responses=errors.ERROR_RESPONSES)
     for pages in (glossary_pages, errata_pages):
         app.include_router(pages.router, dependencies=members, responses=errors.ERROR_RESPONSES)

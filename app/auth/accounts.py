@@ -17,6 +17,7 @@ from app.auth import passwords
 from app.auth.tokens import digest, new_secret
 from app.clock import as_utc
 from app.db import Database, connection_of
+from app.errors import ConflictError, DomainError, FieldError
 from app.models import ApiToken, AuthSession, Invite, LoginAttempt, User
 
 FAILURE_WINDOW = timedelta(minutes=15)
@@ -26,18 +27,35 @@ MAX_REGISTRATIONS_PER_ADDRESS = 10  # attempts, whatever their outcome, per FAIL
 ATTEMPTS_KEPT = timedelta(days=1)  # older sign-in attempts no longer count: purged hourly
 SIGN_IN, REGISTER = "sign-in", "register"
 REGISTRATION_CLOSED = "Registration is closed on this server; ask its administrator."
-INVITE_INVALID = "invite: this invitation code is not valid (or was already used)"
+INVITE_INVALID = "this invitation code is not valid (or was already used)"
 USERNAME_PATTERN = r"^[a-z0-9][a-z0-9._-]{1,31}$"
 API_TOKEN_PREFIX = "rs_"
 
 
-class AccountError(ValueError):
-    """A request that cannot be granted; the message is safe to show."""
+class AccountError(FieldError):
+    """A request refused because of one input, named by `field`; the message is safe to show
+    (pages put it beside the form, the token API answers 422 naming the field)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(field, message, code="value_error")
 
 
-class TooManyAttempts(AccountError):
+class RegistrationClosed(ConflictError):
+    """This server takes no new accounts (RINGSIDE_REGISTRATION=closed)."""
+
+    def __init__(self) -> None:
+        super().__init__(REGISTRATION_CLOSED, code="registration_closed")
+
+
+class TooManyAttempts(DomainError):
+    """Past a limit on failed sign-ins or on registrations: the pages answer 429 with
+    Retry-After, `retry_after` seconds."""
+
+    status = 429
+
     def __init__(self, retry_after: int, what: str = "failed sign-ins") -> None:
-        super().__init__(f"Too many {what}. Try again in {retry_after // 60 + 1} minutes.")
+        message = f"Too many {what}. Try again in {retry_after // 60 + 1} minutes."
+        super().__init__(None, message, code="too_many_attempts")
         self.retry_after = retry_after
 
 
@@ -80,7 +98,7 @@ def _check_username(username: str) -> str:
     username = username.strip().lower()
     if not re.match(USERNAME_PATTERN, username):
         raise AccountError(
-            "username: 2 to 32 characters: lowercase letters, digits, dots, dashes, underscores"
+            "username", "2 to 32 characters: lowercase letters, digits, dots, dashes, underscores"
         )
     return username
 
@@ -94,7 +112,7 @@ def _add_user(session: Session, username: str, password_hash: str, now: datetime
             session.add(user)
             session.flush()
     except IntegrityError:
-        raise AccountError("username: this username is taken") from None
+        raise AccountError("username", "this username is taken") from None
     return user
 
 
@@ -107,7 +125,7 @@ def _use_invite(session: Session, code_hash: str, user_id: int, now: datetime) -
         .values(used_by=user_id, used_at=now)
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]
-        raise AccountError(INVITE_INVALID)
+        raise AccountError("invite", INVITE_INVALID)
 
 
 def register(
@@ -125,7 +143,7 @@ def register(
     """
     username = _check_username(username)
     if policy.registration == "closed":
-        raise AccountError(REGISTRATION_CLOSED)
+        raise RegistrationClosed()
     passwords.check_new(password, username)
     user = _add_user(session, username, passwords.hash_password(password), now)
     if policy.registration == "invite":
@@ -150,7 +168,7 @@ def register_account(
     """
     username = _check_username(username)
     if policy.registration == "closed":
-        raise AccountError(REGISTRATION_CLOSED)
+        raise RegistrationClosed()
     passwords.check_new(password, username)
     code_hash = digest((invite_code or "").strip(), policy.key)
     with database.write_session() as session:
@@ -163,9 +181,9 @@ def register_account(
         if policy.registration == "invite" and session.scalar(
             select(Invite.id).where(Invite.code_hash == code_hash, Invite.used_at.is_(None))
         ) is None:  # fmt: skip
-            raise AccountError(INVITE_INVALID)
+            raise AccountError("invite", INVITE_INVALID)
         if session.scalar(select(User.id).where(User.username == username)) is not None:
-            raise AccountError("username: this username is taken")
+            raise AccountError("username", "this username is taken")
     hashed = passwords.hash_password(password)
     with database.write_session() as session:
         user = _add_user(session, username, hashed, now)
@@ -259,11 +277,11 @@ def change_password(
             select(User.username, User.password_hash).where(User.id == user_id)
         ).one_or_none()
     if found is None:
-        raise AccountError("current_password: this account no longer exists")
+        raise AccountError("current_password", "this account no longer exists")
     username, stored = found
     matches, _ = passwords.verify(current, stored)
     if not matches:
-        raise AccountError("current_password: that is not your current password")
+        raise AccountError("current_password", "that is not your current password")
     passwords.check_new(new, username)
     hashed = passwords.hash_password(new)
     with database.write_session() as session:
@@ -274,7 +292,7 @@ def change_password(
         )
         if changed.rowcount != 1:  # type: ignore[attr-defined]
             raise AccountError(
-                "current_password: your password was changed meanwhile; sign in again"
+                "current_password", "your password was changed meanwhile; sign in again"
             )
         query = delete(AuthSession).where(AuthSession.user_id == user_id)
         if keep_session_id is not None:
@@ -397,9 +415,9 @@ def create_token(
     """A new API token, valid for `expires_in_days` (None: until revoked)."""
     name = name.strip()
     if not 1 <= len(name) <= 64:
-        raise AccountError("name: give the token a name of 1 to 64 characters")
+        raise AccountError("name", "give the token a name of 1 to 64 characters")
     if expires_in_days is not None and not 1 <= expires_in_days <= MAX_TOKEN_DAYS:
-        raise AccountError(f"expires_in_days: from 1 to {MAX_TOKEN_DAYS} days, or none")
+        raise AccountError("expires_in_days", f"from 1 to {MAX_TOKEN_DAYS} days, or none")
     locks.take_turn(session, user_id)  # two creations at once must not both see 19
     count = (
         session.scalar(
@@ -408,7 +426,7 @@ def create_token(
         or 0
     )
     if count >= MAX_TOKENS:
-        raise AccountError(f"name: at most {MAX_TOKENS} tokens; revoke one first")
+        raise AccountError("name", f"at most {MAX_TOKENS} tokens; revoke one first")
     secret = new_secret(API_TOKEN_PREFIX)
     expires = now + timedelta(days=expires_in_days) if expires_in_days else None
     row = ApiToken(user_id=user_id, name=name, token_hash=digest(secret, policy.key),

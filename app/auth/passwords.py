@@ -9,13 +9,18 @@ from pathlib import Path
 
 from pwdlib import PasswordHash
 
+from app.errors import FieldError
+
 MIN_LENGTH = 8
 MAX_LENGTH = 256  # long passphrases welcome; a cap keeps hashing cost bounded
 _COMMON = Path(__file__).parent / "data" / "common-passwords.txt.gz"
 
 
-class PasswordRejected(ValueError):
-    pass
+class PasswordRejected(FieldError):
+    """A new password refused: too short, too long, the username, or a common one."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("password", message, code="value_error")
 
 
 @lru_cache(maxsize=1)
@@ -38,12 +43,12 @@ def common_passwords() -> frozenset[str]:
 def check_new(password: str, username: str) -> None:
     """Refuse a password that is too short, too long, the username, or a common one."""
     if len(password) < MIN_LENGTH:
-        raise PasswordRejected(f"password: use at least {MIN_LENGTH} characters")
+        raise PasswordRejected(f"use at least {MIN_LENGTH} characters")
     if len(password) > MAX_LENGTH:
-        raise PasswordRejected(f"password: use at most {MAX_LENGTH} characters")
+        raise PasswordRejected(f"use at most {MAX_LENGTH} characters")
     lowered = password.lower().strip()
     if lowered == username.lower() or lowered in common_passwords():
-        raise PasswordRejected("password: this password is too common; choose another")
+        raise PasswordRejected("this password is too common; choose another")
 
 
 def hash_password(password: str) -> str:

@@ -28,6 +28,7 @@ from pydantic import (
 )
 
 from app.drills.engine import MAX_SEED
+from app.errors import DomainError
 from app.mock import audio as voice
 from app.mock.sessions import MAX_ANSWER
 from app.srs import optimizer, scheduling
@@ -39,8 +40,11 @@ FORMAT = 1  # bump (and ExportDocument.format) when an older Ringside would misr
 INT32 = 2**31 - 1
 
 
-class DocumentError(ValueError):
+class DocumentError(DomainError):
     """The file is not a Ringside export this version can read; the message says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(None, message, code="not_an_export")
 
 
 def _time_text(value: Any) -> Any:

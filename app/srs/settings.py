@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from app import locks
 from app.db import connection_of
+from app.errors import FieldError
 from app.models import CardState, ReviewLog, ReviewSettings
 from app.srs import scheduling
 from app.srs.days import as_utc
@@ -61,22 +62,29 @@ def known_zone(name: object) -> bool:
     return True
 
 
+class SettingRejected(FieldError):
+    """A review setting out of its bounds, or no review setting at all: `field` names it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(field, message, code="value_error")
+
+
 def validate(changes: dict[str, object]) -> dict[str, object]:
-    """The changes, checked; raises ValueError('field: why') for the first bad one."""
+    """The changes, checked; raises SettingRejected for the first bad one."""
     for name, value in changes.items():
         if name == "timezone":
             if not known_zone(value):
                 if isinstance(value, str) and len(value) <= 64:
-                    raise ValueError(f"timezone: unknown time zone {value!r}")
-                raise ValueError("timezone: unknown time zone (names have at most 64 characters)")
+                    raise SettingRejected(name, f"unknown time zone {value!r}")
+                raise SettingRejected(name, "unknown time zone (names have at most 64 characters)")
         elif name in LIMITS:
             low, high = LIMITS[name]
             if not isinstance(value, int | float) or isinstance(value, bool):
-                raise ValueError(f"{name}: must be a number")
+                raise SettingRejected(name, "must be a number")
             if not low <= value <= high:
-                raise ValueError(f"{name}: must be between {low} and {high}")
+                raise SettingRejected(name, f"must be between {low} and {high}")
         else:
-            raise ValueError(f"{name}: not a review setting")
+            raise SettingRejected(name, "not a review setting")
     return changes
 
 

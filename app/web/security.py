@@ -8,6 +8,7 @@ as coming from another site (CSRF's first line; the synchronizer token checked i
 app.web.identity is the second). `LocalOnlyMiddleware` keeps local mode, which has no
 sign-in, to this machine: a loopback client, and a Host header naming a loopback address, so
 that a page whose name an attacker re-points at 127.0.0.1 (DNS rebinding) is refused.
+`AccountsOnly` is the other side: the routes only accounts mode has are not found in local mode.
 """
 
 import ipaddress
@@ -17,7 +18,7 @@ import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI, HTTPException, Request
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -224,6 +225,19 @@ class LocalOnlyMiddleware:
             await send({"type": "websocket.close", "code": 1008})
             return
         await refuse(scope, send, status, text)
+
+
+async def accounts_only(request: Request) -> None:
+    """Sign-in, registration and the password exist in accounts mode only: local mode has
+    nobody to sign in, so they are not found there."""
+    if request.app.state.settings.auth_mode != "accounts":
+        raise HTTPException(
+            status_code=404, detail="This server runs in local mode: there is nobody to sign in."
+        )
+
+
+#: For a route's `dependencies=[...]`: checked before its form is read.
+AccountsOnly = Depends(accounts_only)
 
 
 class EdgeApp(FastAPI):

@@ -185,7 +185,7 @@ def test_a_bad_upload_shows_why_and_writes_nothing(
 def test_an_upload_too_large_is_refused(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("app.web.data.MAX_UPLOAD_BYTES", 1024 * 1024)
+    monkeypatch.setattr("app.web.settings.data.MAX_UPLOAD_BYTES", 1024 * 1024)
     response = client.post("/settings/import", files={"file": ("big.json", b" " * (2**20 + 1))})
     assert response.status_code == 413
     assert "That file cannot be imported: the file is larger than 1 MB." in response.text

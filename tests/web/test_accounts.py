@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.auth import passwords
+from app.errors import FieldError
 from app.models import AuthSession, LoginAttempt, User
 from tests.conftest import ClientFactory, FakeClock, loopback_client
 
@@ -363,6 +364,33 @@ def test_oversized_bodies_get_413(accounts: ClientFactory) -> None:
 def test_passwords_module_refuses_the_username() -> None:
     with pytest.raises(passwords.PasswordRejected):
         passwords.check_new("Ada.Lovelace", "ada.lovelace")
+
+
+def test_a_refused_password_is_a_field_error() -> None:
+    with pytest.raises(FieldError) as refused:
+        passwords.check_new("short", "ada")
+    assert isinstance(refused.value, passwords.PasswordRejected)
+    assert (refused.value.field, refused.value.message) == ("password", "use at least 8 characters")
+    assert str(refused.value) == "password: use at least 8 characters"  # as the CLI prints it
+
+
+def test_accounts_routes_are_not_found_in_local_mode(make_client: ClientFactory) -> None:
+    browser = make_client()
+    page = browser.get("/settings", headers={"Accept": "text/html"})  # sets the cookie
+    token = re.search(r'name="csrf-token" content="([^"]+)"', page.text)
+    assert token
+    csrf = token.group(1)
+    for path in ("/login", "/register"):
+        assert browser.get(path).status_code == 404, path
+    form = {"csrf_token": csrf, "username": "ada", "password": GOOD}
+    for path in ("/login", "/register"):
+        assert browser.post(path, data=form).status_code == 404, path
+    change = {"csrf_token": csrf, "current_password": GOOD, "new_password": GOOD + "!"}
+    response = browser.post(
+        "/settings/password", data=change, headers={"Accept": "application/json"}
+    )
+    assert response.status_code == 404
+    assert "nobody to sign in" in response.json()["detail"]
 
 
 def test_local_mode_browser_gets_a_session_and_scripts_need_none(

@@ -111,6 +111,20 @@ def test_the_settings_api_refuses_folders_and_paths_as_time_zones(
     assert client.put("/api/settings/review", json={"timezone": "America/Chicago"}).is_success
 
 
+def test_the_settings_api_answers_a_refused_value_as_pydantic_would(client: TestClient) -> None:
+    answer = client.put("/api/settings/review", json={"timezone": "Mars/Olympus"})
+    assert answer.status_code == 422
+    assert answer.json() == {
+        "detail": [
+            {
+                "loc": ["body", "timezone"],
+                "msg": "unknown time zone 'Mars/Olympus'",
+                "type": "value_error",
+            }
+        ]
+    }
+
+
 def test_forms_refuse_a_nul_naming_the_field(client: TestClient) -> None:
     mock_id = started_mock(client)  # as a script, before the browser's session begins
     token = page_token(client, "/cards/alpha-drill-bytes")

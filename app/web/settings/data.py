@@ -1,4 +1,4 @@
-"""Your data over HTTP: the JSON export and import, the Anki deck, the settings-page upload."""
+"""Your data over HTTP: the JSON export and import, the Anki deck, the settings page's upload."""
 
 import re
 from typing import Annotated
@@ -12,8 +12,8 @@ from app.datasafety.document import DocumentError, ExportDocument
 from app.datasafety.export import export_user
 from app.datasafety.importing import ImportSummary, import_document
 from app.db import Database
+from app.errors import TooLargeError
 from app.models import User
-from app.web import settings as settings_pages
 from app.web.deps import (
     CatalogDep,
     DatabaseDep,
@@ -23,6 +23,7 @@ from app.web.deps import (
     TemplatesDep,
     UserDep,
 )
+from app.web.settings.context import ImportResult, Outcome, settings_page
 
 router = APIRouter()
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
@@ -51,8 +52,8 @@ def export_api(session: SessionDep, user_id: UserDep, now: NowDep) -> Response:
     left_out: list[str] = []
     try:
         exported = export_user(session, user_id, left_out)
-    except DocumentError as error:
-        raise HTTPException(status_code=500, detail=f"Cannot export: {error}.") from None
+    except DocumentError as error:  # stored data the format refuses: ours to fix, not a 422
+        raise HTTPException(status_code=500, detail=f"Cannot export: {error.message}.") from None
     username = re.sub(r"[^A-Za-z0-9_.-]", "_", session.get_one(User, user_id).username)
     name = f"ringside-{username}-{now:%Y-%m-%d}.json"
     headers = _attachment(name)
@@ -99,25 +100,18 @@ def import_form(
     database: DatabaseDep,
     templates: TemplatesDep,
     user_id: UserDep,
-    now: NowDep,
     file: Annotated[UploadFile | None, File()] = None,
 ) -> HTMLResponse:
     """The settings page's upload: the page again, with what was imported or why not."""
     try:
         summary = _run_import(database, user_id, document.parse(_uploaded(file)))
-        status, result = 200, {"ok": True, "message": summary.describe()}
-    except DocumentError as error:
-        status = 413 if isinstance(error, UploadTooLarge) else 422
-        message = f"That file cannot be imported: {error}. Nothing was changed."
-        result = {"ok": False, "message": message}
-    request.state.data_result = result  # read by templates/settings/_data.html
-    page = settings_pages.settings_page(request, session, templates, user_id, now)
-    page.status_code = status
-    return page
-
-
-class UploadTooLarge(DocumentError):
-    """Larger than any export this form takes."""
+        status, result = 200, ImportResult(ok=True, message=summary.describe())
+    except (DocumentError, TooLargeError) as error:
+        status = error.status  # 422, or 413 for a file over the limit
+        message = f"That file cannot be imported: {error.message}. Nothing was changed."
+        result = ImportResult(ok=False, message=message)
+    outcome = Outcome(data_result=result)
+    return settings_page(request, templates, session, user_id, outcome, status=status)
 
 
 def _uploaded(file: UploadFile | None) -> bytes:
@@ -125,5 +119,5 @@ def _uploaded(file: UploadFile | None) -> bytes:
     if not raw:
         raise DocumentError("choose an export file (.json) first")
     if len(raw) > MAX_UPLOAD_BYTES:
-        raise UploadTooLarge(f"the file is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
+        raise TooLargeError(f"the file is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
     return raw

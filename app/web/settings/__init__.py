@@ -1,0 +1,120 @@
+"""The settings page and review settings as JSON; the page's other forms are in `account`
+(password, API tokens) and `data` (export and import), its content in `context`."""
+
+import math
+from dataclasses import asdict
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.srs import settings as srs_settings
+from app.web.deps import DatabaseDep, SessionDep, TemplatesDep, UserDep
+from app.web.settings.context import Outcome, sentence, settings_page
+from app.web.text import CLEAN, CleanText
+
+router = APIRouter()
+
+
+class ReviewSettingsOut(BaseModel):
+    desired_retention: float
+    new_per_day: int
+    max_reviews_per_day: int
+    day_boundary_hour: int
+    timezone: str
+
+
+class ReviewSettingsIn(BaseModel):
+    """Any subset of the settings; a new desired retention reschedules every card."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
+
+    desired_retention: float | None = Field(default=None, ge=0.70, le=0.97)
+    new_per_day: int | None = Field(default=None, ge=0, le=500)
+    max_reviews_per_day: int | None = Field(default=None, ge=0, le=10_000)
+    day_boundary_hour: int | None = Field(default=None, ge=0, le=23)
+    timezone: CleanText | None = Field(default=None, max_length=64)
+
+
+@router.get("/api/settings/review", tags=["review"])
+def get_settings_api(session: SessionDep, user_id: UserDep) -> ReviewSettingsOut:
+    return ReviewSettingsOut(**asdict(srs_settings.load(session, user_id)))
+
+
+@router.put("/api/settings/review", tags=["review"])
+def put_settings_api(
+    body: ReviewSettingsIn, database: DatabaseDep, user_id: UserDep
+) -> ReviewSettingsOut:
+    """Change review settings; fields left out keep their values."""
+    with database.write_session() as session:  # a refused value: 422 naming its field
+        saved = srs_settings.save(session, user_id, body.model_dump(exclude_none=True))
+        return ReviewSettingsOut(**asdict(saved))
+
+
+@router.get("/settings", response_class=HTMLResponse, include_in_schema=False)
+def settings_show(
+    request: Request,
+    session: SessionDep,
+    templates: TemplatesDep,
+    user_id: UserDep,
+    saved: bool = False,
+) -> HTMLResponse:
+    return settings_page(request, templates, session, user_id, Outcome(saved=saved))
+
+
+@router.post("/settings", response_class=HTMLResponse, include_in_schema=False)
+def settings_form(
+    request: Request,
+    database: DatabaseDep,
+    session: SessionDep,
+    templates: TemplatesDep,
+    user_id: UserDep,
+    desired_retention: Annotated[str, Form(max_length=64), CLEAN],
+    new_per_day: Annotated[str, Form(max_length=64), CLEAN],
+    max_reviews_per_day: Annotated[str, Form(max_length=64), CLEAN],
+    day_boundary_hour: Annotated[str, Form(max_length=64), CLEAN],
+    timezone: Annotated[str, Form(max_length=200), CLEAN],
+) -> Any:
+    typed = {
+        "desired_retention": desired_retention,
+        "new_per_day": new_per_day,
+        "max_reviews_per_day": max_reviews_per_day,
+        "day_boundary_hour": day_boundary_hour,
+        "timezone": timezone,
+    }
+    changes, errors = _read_form(typed)
+    if not errors:
+        try:
+            srs_settings.validate(changes)
+        except srs_settings.SettingRejected as error:
+            errors[error.field] = sentence(error.message)
+    if errors:
+        outcome = Outcome(values=typed, errors=errors)
+        return settings_page(request, templates, session, user_id, outcome, status=422)
+    with database.write_session() as session:
+        srs_settings.save(session, user_id, changes)
+    return RedirectResponse("/settings?saved=1", status_code=303)
+
+
+def _read_form(typed: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The form's text as numbers (the time zone as it is), and what is not a number."""
+    changes: dict[str, Any] = {"timezone": typed["timezone"].strip()}
+    errors: dict[str, str] = {}
+    for name, text in typed.items():
+        if name == "timezone":
+            continue
+        try:
+            number = float(text)
+        except ValueError:
+            errors[name] = "Use a number."
+            continue
+        if not math.isfinite(number):  # "inf", "nan", "1e309"
+            errors[name] = "Use a finite number."
+        elif name == "desired_retention":
+            changes[name] = number
+        elif not number.is_integer():
+            errors[name] = "Use a whole number."
+        else:
+            changes[name] = int(number)
+    return changes, errors
