@@ -36,6 +36,7 @@ SETS = {
     "tuning": ROOT / "tests" / "grading" / "answers_tuning.yml",
     "held-out": ROOT / "tests" / "grading" / "answers_heldout.yml",
     "held-out 2": ROOT / "tests" / "grading" / "answers_heldout2.yml",
+    "held-out 3": ROOT / "tests" / "grading" / "answers_heldout3.yml",
 }
 KINDS = ("strong", "partial", "wrong")
 
