@@ -179,6 +179,8 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
         weighted = []
         for keyword in keywords:
             evidence = compile_keyword(keyword)
+            if not (evidence.quantity or evidence.formula or evidence.words):
+                continue  # only words every sentence has ("what-if", "again"): no evidence
             weight = _weight(evidence, asked, asked_text, point_text)
             if evidence.quantity and any(
                 close(evidence.quantity, q, strict=True) for q in asked_quantities

@@ -65,3 +65,12 @@ def test_the_mock_suggestions_use_the_same_grader() -> None:
     answers = ("a reduce scatter then", "an all gather; not 2(N-1)/N")
     assert rubric.suggested_points(RING, *answers) == [0]
     assert rubric.suggested_points(RING, "", "2(N-1)K/N", question=QUESTION) == [1]
+
+
+def test_every_card_of_the_content_can_be_checked() -> None:
+    """A keyword of only common words ("what-if", "again") is no evidence, not a crash."""
+    catalog = load_catalog(Path(__file__).resolve().parents[2] / "content")
+    for card in catalog.cards:
+        check(card, "a what-if answer, said again")
+    only_common = [RubricPoint(point="Runs a what-if analysis", keywords=["what-if"])]
+    assert points_made(only_common, "no idea").points == []
