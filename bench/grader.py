@@ -32,11 +32,12 @@ from app.content.loader import load_catalog  # noqa: E402
 from app.content.schema import RubricPoint  # noqa: E402
 from app.grading import check  # noqa: E402
 
+ANSWERS = ROOT / "tests" / "grading"
 SETS = {
-    "tuning": ROOT / "tests" / "grading" / "answers_tuning.yml",
-    "held-out": ROOT / "tests" / "grading" / "answers_heldout.yml",
-    "held-out 2": ROOT / "tests" / "grading" / "answers_heldout2.yml",
-    "held-out 3": ROOT / "tests" / "grading" / "answers_heldout3.yml",
+    "tuning": (ANSWERS / "answers_tuning.yml", ANSWERS / "answers_tuning2.yml"),
+    "held-out": (ANSWERS / "answers_heldout.yml",),
+    "held-out 2": (ANSWERS / "answers_heldout2.yml",),
+    "held-out 3": (ANSWERS / "answers_heldout3.yml",),
 }
 KINDS = ("strong", "partial", "wrong")
 
@@ -60,8 +61,9 @@ class Scores:
     suggested_per_answer: float
 
 
-def load_set(path: Path) -> list[Labelled]:
-    items = yaml.safe_load(path.read_text())
+def load_set(paths: Sequence[Path]) -> list[Labelled]:
+    """The labelled answers of one set, which may span several files."""
+    items = [item for path in paths for item in yaml.safe_load(path.read_text())]
     return [Labelled(i["card"], i["kind"], i["answer"], frozenset(i["points"])) for i in items]
 
 
