@@ -116,7 +116,8 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
         ]
         total = sum(point.own_weights)
         share = sum(weight for _w, weight in said) / total if total else 0.0
-        score += COVERAGE * share * min(1.0, len(point.own_words) / MIN_WORDS)
+        own = sum(1 for weight in point.own_weights if weight > ECHO_COVER)
+        score += COVERAGE * share * min(1.0, own / MIN_WORDS)
         found += [
             f"{w.stem}…"
             for w, weight in said

@@ -12,6 +12,7 @@ from functools import lru_cache
 import Stemmer
 
 from app.grading.subjects import subjects
+from app.grading.vocabulary import ABBREVIATIONS, JOINED, NUMBER_WORDS, SYNONYMS, spell_out
 
 _STEMMER = Stemmer.Stemmer("english")
 
@@ -50,95 +51,11 @@ def lower(text: str) -> str:
     text = _CONTRACTIONS.sub(lambda m: {"ca": "can", "wo": "will"}.get(m[1], m[1]) + " not", text)
     text = re.sub(r"\b(can't|cannot)\b", "can not", text)
     text = re.sub(r"\bre-(?=[a-z])", "re", text)  # re-gather, re-shard
+    text = spell_out(text)
     return _ISE.sub(lambda m: m[0] if m[1] in _ISE_KEEP else f"{m[1]}iz{m[2]}", text)
 
 
-# Abbreviations of the field, spelt out the same way on both sides.
-ABBREVIATIONS: dict[str, tuple[str, ...]] = {
-    "rs": ("reduce", "scatter"),
-    "ag": ("all", "gather"),
-    "ar": ("all", "reduce"),
-    "ars": ("all", "reduce"),
-    "a2a": ("all", "to", "all"),
-    "allreduce": ("all", "reduce"),
-    "allreduces": ("all", "reduce"),
-    "allgather": ("all", "gather"),
-    "allgathers": ("all", "gather"),
-    "reducescatter": ("reduce", "scatter"),
-    "alltoall": ("all", "to", "all"),
-    "p2p": ("point", "to", "point"),
-    "dp": ("data", "parallel"),
-    "tp": ("tensor", "parallel"),
-    "pp": ("pipeline", "parallel"),
-    "ep": ("expert", "parallel"),
-    "cp": ("context", "parallel"),
-    "sp": ("sequence", "parallel"),
-    "fsdp": ("fsdp",),
-    "fwd": ("forward",),
-    "bwd": ("backward",),
-    "grad": ("gradient",),
-    "grads": ("gradient",),
-    "param": ("parameter",),
-    "params": ("parameter",),
-    "mb": ("microbatch",),
-    "mbs": ("microbatch",),
-    "msg": ("message",),
-    "msgs": ("message",),
-    "bw": ("bandwidth",),
-    "mem": ("memory",),
-    "acts": ("activation",),
-    "seq": ("sequence",),
-    "seqs": ("sequence",),
-    "ckpt": ("checkpoint",),
-    "lr": ("learning", "rate"),
-    "util": ("utilization",),
-    "comm": ("communication",),
-    "comms": ("communication",),
-    "w/": ("with",),
-    "recompute": ("recomput",),
-    "halves": ("halv",),
-    "halved": ("halv",),
-    "halving": ("halv",),
-    "gpipe": ("gpipe",),
-}
-# Words of the field people use for one another, read as one: "throughput" makes a point
-# that says "bandwidth", "a couple of experts" one that says "a few".
-SYNONYMS: dict[str, str] = {
-    "throughput": "bandwidth",
-    "delay": "latency",
-    "delays": "latency",
-    "partition": "shard",
-    "partitions": "shard",
-    "partitioned": "shard",
-    "partitioning": "shard",
-    "couple": "few",
-    "handful": "few",
-    "identical": "same",
-    "equal": "same",
-    "equals": "same",
-    "largest": "biggest",
-    "highest": "biggest",
-    "smallest": "fewest",
-    "lowest": "fewest",
-    "least": "fewest",
-    "quick": "fast",
-    "quicker": "faster",
-    "omit": "skip",
-    "omitted": "skip",
-    "omits": "skip",
-    "bypass": "skip",
-    "bypasses": "skip",
-    "bypassed": "skip",
-    "twice": "double",
-    "doubles": "double",
-    "doubled": "double",
-}
-_JOINED: dict[tuple[str, ...], str] = {("micro", "batch"): "microbatch"}
-_JOINED |= {("micro", "batches"): "microbatch"}
-_JOINED |= {("cut", "in", "half"): "halv", ("by", "half"): "halv", ("zero", "bubble"): "zb"}
-_JOINED |= {("zb", "h1"): "zb"}
-
-_JOIN_FIRST = {key[0] for key in _JOINED}
+_JOIN_FIRST = {key[0] for key in JOINED}
 
 NEGATIONS = {"not", "no", "never", "without", "neither", "nor", "nothing", "none", "nobody"}
 # Two- and three-word cues: what follows them is denied ("rather than X", "wrong to say X").
@@ -175,7 +92,7 @@ STOPWORDS = {
     "makes", "very", "much", "more", "most", "some", "here", "since", "because", "if",
     "only", "still", "both", "vs", "versus", "thats", "that's", "theres", "there's",
 } | NEGATIONS  # fmt: skip
-_NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "("}
+_NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "(", "=", ":"}
 
 # A statement ends at a full stop, a semicolon, an arrow, a dash between words, a blank line
 # or a new item of a list; a single line break is only the box wrapping a long line.
@@ -223,27 +140,40 @@ class Clause:
         return self.subjects[-1][1] if self.subjects else self.inherited
 
 
-_TOKEN = re.compile(r"[a-z][a-z0-9_']*|w/|[,(]")
+_TOKEN = re.compile(r"[a-z][a-z0-9_']*|w/o?|b/c|[,(=:]|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])")
+# "without it, every byte is…": "without" denies the pronoun after it, and nothing more.
+PRONOUNS = {"it", "this", "that", "them", "these", "those"}
+# A negation after a verb denies the verb: "hung ranks log nothing" is "they do not log".
+OBJECT_NEGATIONS = {"nothing", "none", "nobody"}
 
 
 def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
     """Read one clause: stemmed content words (abbreviations spelt out) and their polarity."""
     raw: list[tuple[str, int]] = []
     for match in _TOKEN.finditer(text):
-        token = match[0].rstrip("'")
-        token = SYNONYMS.get(token, token)
-        for part in ABBREVIATIONS.get(token, (token,)):
-            raw.append((part, match.start()))
+        # An identifier is its words: "SM_ACTIVE" is "SM active", "limit_all_gathers" too.
+        offset = match.start()
+        for piece in match[0].rstrip("'").split("_"):
+            if piece:
+                token = SYNONYMS.get(piece, NUMBER_WORDS.get(piece, piece))
+                for part in ABBREVIATIONS.get(token, (token,)):
+                    raw.append((part, offset))
+            offset += len(piece) + 1
     raw = _join(raw)
     tokens = [token for token, _ in raw]
     flags, denied, active, since = [], [], False, 0
     for index, (token, start) in enumerate(raw):
-        if active and (token in SCOPE_BREAKERS or token in ",(") and not _cue_at(tokens, index):
+        if active and (token in SCOPE_BREAKERS or token in ",(=:") and not _cue_at(tokens, index):
             active = False
             denied.append((since, start))
         flags.append(active)
-        if not active and (token in NEGATIONS or _cue_at(tokens, index, end=True)):
+        if active and token in PRONOUNS and index > 0 and tokens[index - 1] == "without":
+            active = False
+            denied.append((since, start + len(token)))
+        elif not active and (token in NEGATIONS or _cue_at(tokens, index, end=True)):
             active, since = True, start + len(token)
+            if token in OBJECT_NEGATIONS and index > 0 and tokens[index - 1] not in _NOT_CONTENT:
+                flags[index - 1] = True
     if active:
         denied.append((since, len(text)))
     for index, token in enumerate(tokens):
@@ -272,8 +202,8 @@ def _join(raw: list[tuple[str, int]]) -> list[tuple[str, int]]:
             continue
         for size in (3, 2):
             key = tuple(token for token, _ in raw[index : index + size])
-            if key in _JOINED:
-                out.append((_JOINED[key], raw[index][1]))
+            if key in JOINED:
+                out.append((JOINED[key], raw[index][1]))
                 index += size
                 break
         else:
