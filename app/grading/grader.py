@@ -3,7 +3,8 @@
 A point's evidence is its keywords and the words of the point itself. A formula, a number or
 a phrase of several words counts fully; a lone word counts less, and much less when it only
 repeats the question or is a word every answer in the field uses. Evidence found only where
-the answer denies it ("it's not a reduce-scatter") counts against the point.
+the answer denies it ("it's not a reduce-scatter") counts against the point. Once an answer
+has clearly made several points, the rest need less evidence.
 """
 
 import re
@@ -29,6 +30,10 @@ from app.grading.text import Word, clauses, lower, normalise
 
 # Weights and the threshold, tuned on tests/grading/answers_tuning.yml only.
 THRESHOLD = 0.9
+# An answer that clearly makes CLEAR_POINTS points knows the card: its weaker evidence for the
+# others is read at LENIENT (a strong answer in its own words), which no buzzword answer reaches.
+LENIENT = 0.7
+CLEAR_POINTS = 3
 SINGLE_WORD = 0.7  # a keyword of one ordinary word
 GENERIC_WORD = 0.35  # one word every answer in the field uses
 GENERIC_PHRASE = 0.4  # a phrase of such words ("all-gather", "per step")
@@ -85,10 +90,12 @@ def points_made(rubric: Sequence[RubricPoint], answer: str, question: str = "") 
     """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats."""
     compiled = _compile(tuple((p.point, tuple(p.keywords)) for p in rubric), question)
     read_answer = read(answer)
+    scored = [_score(point, read_answer) for point in compiled]
+    clear = sum(1 for score, _found in scored if score >= THRESHOLD)
+    bar = LENIENT if clear >= CLEAR_POINTS else THRESHOLD
     points, reasons = [], {}
-    for index, point in enumerate(compiled):
-        score, found = _score(point, read_answer)
-        if score >= THRESHOLD:
+    for index, (score, found) in enumerate(scored):
+        if score >= bar:
             points.append(index)
             reasons[index] = _reason(found)
     return Check(points, reasons)

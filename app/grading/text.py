@@ -80,6 +80,8 @@ _CUE_LAST = {phrase[-1] for phrase in NEGATING_PHRASES}
 SCOPE_BREAKERS = {
     "but", "so", "because", "since", "which", "while", "whereas", "although", "though",
     "then", "instead", "yet", "hence", "therefore", "thus", "only", "just",
+    # a clause of condition or time: "no change in speed if the accounting changes"
+    "if", "when", "unless", "until", "whenever",
 }  # fmt: skip
 STOPWORDS = {
     "a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "or", "is", "are", "be",

@@ -118,6 +118,10 @@ SYNONYMS: dict[str, str] = {
     "average": "mean",
     "averaged": "mean",
     "tiny": "small",
+    "print": "log",
+    "prints": "log",
+    "printed": "log",
+    "printing": "log",
 }
 # Irregular verbs, read as their plain form: "fell off the bus" makes "fallen off the bus".
 IRREGULAR = {

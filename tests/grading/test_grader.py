@@ -74,3 +74,16 @@ def test_every_card_of_the_content_can_be_checked() -> None:
         check(card, "a what-if answer, said again")
     only_common = [RubricPoint(point="Runs a what-if analysis", keywords=["what-if"])]
     assert points_made(only_common, "no idea").points == []
+
+
+def test_an_answer_that_clearly_makes_several_points_needs_less_for_the_rest() -> None:
+    rubric = [
+        RubricPoint(point="Splits into reduce-scatter and all-gather", keywords=["reduce-scatter"]),
+        RubricPoint(point="States 2(N−1)K/N per rank", keywords=["2(N-1)K/N"]),
+        RubricPoint(point="Notes that it tends to 2K", keywords=["2K"]),
+        RubricPoint(point="Names the ring's latency term", keywords=["latency", "2(N-1)α"]),
+    ]
+    weak = "the latency grows with N"
+    assert points_made(rubric, weak, QUESTION).points == []
+    strong = "RS then AG, 2(N-1)K/N per rank, tends to 2K. " + weak
+    assert points_made(rubric, strong, QUESTION).points == [0, 1, 2, 3]
