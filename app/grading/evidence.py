@@ -89,6 +89,12 @@ class Answer:
                 found |= {hit for hit, _score, _key in hits if hit[0] == stem[0]}
             if len(stem) >= 6:  # "fragmentaton" for "fragmentation": its stem is untouched
                 found |= {s for s in self.stems if s.startswith(stem)}
+            if len(stem) >= 5:  # two letters swapped: "recieve", "gradeint"
+                swapped = (
+                    stem[:i] + stem[i + 1] + stem[i] + stem[i + 2 :]
+                    for i in range(1, len(stem) - 1)
+                )
+                found |= self.stems.intersection(swapped)
             self._fuzzy[stem] = found
         return found
 

@@ -29,6 +29,7 @@ _CONTRACTIONS = re.compile(
     r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|could|should|would|need)(?:n't|nt)\b"
 )
 _ISE = re.compile(r"\b([a-z]{4,})is(e|ed|es|er|ers|ing|ation|ations)\b")
+_PREFIXED = re.compile(r"\b(pre|non|inter|intra|multi|sub|over|under|semi|top)-(?=[a-z0-9])")
 _ISE_KEEP = {"prec", "otherw", "likew", "exerc", "prom", "adv", "surpr", "comprom", "rev"}
 # "4P + 12P/N": a capital P standing alone, or after a coefficient, is the parameter count.
 _PSI_P = re.compile(r"(?<![A-Za-z0-9])(\d*)P(?![A-Za-z0-9(])")
@@ -51,6 +52,7 @@ def lower(text: str) -> str:
     text = _CONTRACTIONS.sub(lambda m: {"ca": "can", "wo": "will"}.get(m[1], m[1]) + " not", text)
     text = re.sub(r"\b(can't|cannot)\b", "can not", text)
     text = re.sub(r"\bre-(?=[a-z])", "re", text)  # re-gather, re-shard
+    text = _PREFIXED.sub(r"\1", text)  # pre-fetch, non-zero, inter-node, top-k
     text = spell_out(text)
     return _ISE.sub(lambda m: m[0] if m[1] in _ISE_KEEP else f"{m[1]}iz{m[2]}", text)
 
@@ -105,7 +107,12 @@ _CLAUSE_END = re.compile(
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
+    if _ACRONYM_PLURAL.fullmatch(word):  # "GPUs", "SMs", "SSDs": the stemmer keeps their s
+        return word[:-1]
     return word if len(word) <= 3 or any(c.isdigit() for c in word) else _STEMMER.stemWord(word)
+
+
+_ACRONYM_PLURAL = re.compile(r"[a-z][a-z]us|[b-df-hj-np-tv-xz]{2,}s")
 
 
 @dataclass(frozen=True)
@@ -155,7 +162,7 @@ def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
     for match in _TOKEN.finditer(text):
         # An identifier is its words: "SM_ACTIVE" is "SM active", "limit_all_gathers" too.
         offset = match.start()
-        for piece in match[0].rstrip("'").split("_"):
+        for piece in match[0].removesuffix("'s").rstrip("'").split("_"):
             if piece:
                 token = SYNONYMS.get(piece, NUMBER_WORDS.get(piece, piece))
                 for part in ABBREVIATIONS.get(token, (token,)):
@@ -202,7 +209,7 @@ def _join(raw: list[tuple[str, int]]) -> list[tuple[str, int]]:
             out.append(raw[index])
             index += 1
             continue
-        for size in (3, 2):
+        for size in (4, 3, 2):
             key = tuple(token for token, _ in raw[index : index + size])
             if key in JOINED:
                 out.append((JOINED[key], raw[index][1]))

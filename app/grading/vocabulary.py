@@ -83,6 +83,18 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "toks": ("token",),
     "tput": ("bandwidth",),
     "thru": ("through",),
+    "sync": ("synchronous",),
+    "async": ("asynchronous",),
+    "config": ("configuration",),
+    "init": ("initialization",),
+    "accum": ("accumulation",),
+    "aux": ("auxiliary",),
+    "wts": ("weights",),
+    "ib": ("infiniband",),
+    "remat": ("recompute",),
+    "rematerialize": ("recompute",),
+    "rematerialized": ("recompute",),
+    "rematerialization": ("recompute",),
 }
 # Words of the field people use for one another, read as one: "throughput" makes a point
 # that says "bandwidth", "a couple of experts" one that says "a few".
@@ -146,6 +158,16 @@ JOINED |= {("all", "gather"): "allgather", ("reduce", "scatter"): "reducescatter
 JOINED |= {("all", "reduces"): "allreduce", ("all", "gathers"): "allgather"}
 JOINED |= {("all", "reduced"): "allreduce", ("all", "gathered"): "allgather"}
 JOINED |= {("reduce", "scatters"): "reducescatter", ("reduce", "scattered"): "reducescatter"}
+JOINED |= {("all", "two", "all"): "alltoall"}
+# Compounds typed as one word or two.
+JOINED |= {("start", "up"): "startup", ("heat", "map"): "heatmap", ("check", "point"): "checkpoint"}
+JOINED |= {("hyper", "parameter"): "hyperparameter", ("nv", "link"): "nvlink"}
+JOINED |= {("work", "load"): "workload", ("bottle", "neck"): "bottleneck"}
+JOINED |= {
+    ("mean", "time", "between", "failures"): "mtbf",
+    ("mean", "time", "between", "failure"): "mtbf",
+}
+JOINED |= {("silent", "data", "corruption"): "sdc", ("silent", "data", "corruptions"): "sdc"}
 JOINED |= {("times", "out"): "timeout", ("timed", "out"): "timeout", ("time", "out"): "timeout"}
 
 
@@ -159,11 +181,16 @@ _FRACTION = re.compile(r"\b(?:a|one)\s+(tenth|hundredth|thousandth|millionth)\b"
 _ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth"}
 _ORDINAL = re.compile(r"\b(1st|2nd|3rd|4th)\b")
 _PERCENT = re.compile(r"(?<=\d)\s*(?:percent|per cent|pct)\b")
+_DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float8": "fp8"}
+_DTYPE = re.compile(r"\b(float32|float16|bfloat16|float8)\b")
+_ZERO_STAGE = re.compile(r"\bz(?:ero)?[- ]?([123])\b")  # "Z3", "zero 3": ZeRO-3
 
 
 def spell_out(text: str) -> str:
-    """Numbers written in words as one notation: "a thousandth" is 0.001, "14 percent" 14%,
-    "2nd" second (lower-case text)."""
+    """One notation for what is typed many ways (lower-case text): "a thousandth" is 0.001,
+    "14 percent" 14%, "2nd" second, "bfloat16" bf16, "Z3" and "zero 3" ZeRO-3."""
     text = _FRACTION.sub(lambda m: _FRACTIONS[m[1]], text)
     text = _ORDINAL.sub(lambda m: _ORDINALS[m[1]], text)
+    text = _DTYPE.sub(lambda m: _DTYPES[m[1]], text)
+    text = _ZERO_STAGE.sub(r"zero-\1", text)
     return _PERCENT.sub("%", text)

@@ -126,3 +126,15 @@ def test_negation_stays_within_its_reach() -> None:
     assert found("faulthandler", "no ptrace: use faulthandler")
     assert found("log nothing", "the hung ranks don't log anything")
     assert not found("log nothing", "the hung ranks log their operation")
+
+
+def test_spellings_of_one_thing_meet() -> None:
+    assert found("receive", "they recieve it")  # two letters swapped
+    assert found("GPU", "all the GPUs")
+    assert found("fp32", "keep it in float32")
+    assert found("ZeRO-3", "with Z3")
+    assert found("prefetch", "pre-fetch the next unit")
+    assert found("startup", "a start-up hang")
+    assert found("all-to-all", "all 2 all")
+    assert found("MTBF", "the mean time between failures halves")
+    assert found("synchronous", "a sync save")
