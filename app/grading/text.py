@@ -136,8 +136,12 @@ class Clause:
         return any(start <= offset < end for start, end in self.denied)
 
     def subject_at(self, offset: int) -> frozenset[str]:
-        """The strategies or stages the text at `offset` speaks of (empty: not said)."""
+        """The strategies or stages the text at `offset` speaks of (empty: not said). Before
+        the statement names one, it may speak of the one it names next ("gathers the weights
+        twice in ZeRO-3") as well as of the statement before."""
         current = self.inherited
+        if current and self.subjects:
+            current = current | self.subjects[0][1]
         for start, names in self.subjects:
             if start > offset:
                 break

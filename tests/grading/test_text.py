@@ -138,3 +138,8 @@ def test_spellings_of_one_thing_meet() -> None:
     assert found("all-to-all", "all 2 all")
     assert found("MTBF", "the mean time between failures halves")
     assert found("synchronous", "a sync save")
+
+
+def test_a_statement_may_name_its_subject_after_what_it_says() -> None:
+    part = read("DP all-reduces the grads. gathers the weights twice in ZeRO-3").clauses[1]
+    assert "zero3" in part.subject_at(part.text.index("weights"))
