@@ -40,6 +40,7 @@ _QUANTITY = re.compile(
 )
 # "8k tokens", "4.19M", "2 thousand": a number times its scale.
 _SCALES = {"k": 1e3, "m": 1e6, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SYMBOL_AFTER_NUMBER = re.compile(r"\d+(?:\.\d+)?[KM]")
 # "6 all-reduces", "4 forwards": a small count and words, read as words ("six all-reduces").
 _COUNTED = re.compile(r"(?:1[0-2]|[2-9])\s+[a-z][a-z' -]*")
 _OPERATOR = re.compile(r"[()+/^=*\[\]{}]|\d|-(?=\d)|(?<=\d)-|\bsqrt\b|\b(?:psi|alpha|delta|tau)\b")
@@ -111,6 +112,8 @@ def read(text: str) -> Answer:
 def compile_keyword(keyword: str) -> Evidence:
     text = lower(normalise(keyword)).strip().strip("≈~=").strip()
     found = _quantities(text)
+    if _SYMBOL_AFTER_NUMBER.fullmatch(keyword.strip()):
+        found = []  # "2K", "16M" alone: a count of the symbol K, not two thousand
     if len(found) == 1 and _is_whole(text, found[0]):
         return Evidence(keyword, quantity=found[0])
     if _OPERATOR.search(text) and not _COUNTED.fullmatch(text):

@@ -111,6 +111,7 @@ def test_numbers_read_the_same_in_any_notation() -> None:
     assert found("four all-reduces", "4 all-reduces")
     assert found("second choice", "2nd choice")
     assert found("2K", "goes to ~2K per rank")  # the symbol K, not two thousand
+    assert compile_keyword("2K").formula and not found("2K", "2,000 bytes")
 
 
 def test_identifiers_and_irregular_verbs_are_their_words() -> None:
