@@ -26,7 +26,7 @@ from app.grading.evidence import (
 )
 from app.grading.field import field
 from app.grading.subjects import entities
-from app.grading.text import Word, clauses, lower, normalise
+from app.grading.text import Clause, Word, clauses, lower, normalise
 
 # Weights and the threshold, tuned on tests/grading/answers_tuning.yml only.
 THRESHOLD = 0.9
@@ -111,6 +111,11 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
         elif not negated and _scattered(evidence, answer, point.about):
             weights.append(weight * SCATTERED)
             found.append(evidence.text)
+        elif not negated and len(evidence.words) >= 3:
+            share = _most_of(evidence, answer, point.about)
+            if share:
+                weights.append(weight * SCATTERED * share)
+                found.append(evidence.text)
         elif negated:
             denied = max(denied, weight)
     weights.sort(reverse=True)
@@ -152,6 +157,26 @@ def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> boo
         )
         for c in answer.clauses
     )  # fmt: skip
+
+
+def _most_of(evidence: Evidence, answer: Answer, about: frozenset[str]) -> float:
+    """The share of a long phrase's words said in one statement, if all but one are."""
+    total = len(evidence.words)
+    best = max(
+        (sum(1 for w in evidence.words if _said_in(w, c, answer, about)) for c in answer.clauses),
+        default=0,
+    )
+    return best / total if best >= total - 1 else 0.0
+
+
+def _said_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) -> bool:
+    similar = answer.similar(word.stem)
+    return any(
+        w.stem in similar
+        and w.negated == word.negated
+        and about_the_same(about, part.subject_at(w.start))
+        for w in part.words
+    )
 
 
 def _said(word: Word, answer: Answer, about: frozenset[str]) -> bool:

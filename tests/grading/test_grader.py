@@ -87,3 +87,12 @@ def test_an_answer_that_clearly_makes_several_points_needs_less_for_the_rest() -
     assert points_made(rubric, weak, QUESTION).points == []
     strong = "RS then AG, 2(N-1)K/N per rank, tends to 2K. " + weak
     assert points_made(rubric, strong, QUESTION).points == [0, 1, 2, 3]
+
+
+def test_most_of_a_long_phrase_is_evidence_too() -> None:
+    rubric = [
+        RubricPoint(point="Tensor pipe activity shows real math", keywords=["PIPE_TENSOR_ACTIVE"])
+    ]
+    assert points_made(rubric, "look at tensor pipe activity, it shows real math").points == [0]
+    assert points_made(rubric, "tensor activity shows real math, not util").points == [0]
+    assert points_made(rubric, "the pipe is active").points == []
