@@ -28,7 +28,7 @@ from app.grading.field import field
 from app.grading.subjects import entities
 from app.grading.text import Clause, Word, clauses, lower, normalise
 
-# Weights and the threshold, tuned on tests/grading/answers_tuning.yml only.
+# Weights and the threshold, tuned on tests/grading/answers_tuning*.yml only.
 THRESHOLD = 0.9
 # An answer that clearly makes CLEAR_POINTS points knows the card: its weaker evidence for the
 # others is read at LENIENT (a strong answer in its own words), which no buzzword answer reaches.
