@@ -1,7 +1,7 @@
 """The words of the field and their spellings: abbreviations spelt out, synonyms read as one.
 
-The same tables read an answer and a rubric keyword, so "RS" meets "reduce-scatter", "HFU"
-meets "hardware FLOPs utilisation" and "fell off the bus" meets "fallen off the bus".
+The same tables read an answer and a rubric keyword, so "RS" meets "reduce-scatter", "4 ARs"
+meets "four all-reduces" and "fell off the bus" meets "fallen off the bus".
 """
 
 import re
