@@ -2,15 +2,21 @@
 
     python bench/grader.py
 
-Runs the labelled answers in tests/grading/ (answers_tuning.yml, which the grader's weights
-were tuned on, and answers_heldout.yml and answers_heldout2.yml, which nothing was tuned on:
-the second was written on cards of topics 09-10 before the grader's second round of changes,
-which were decided on the tuning set alone) through the grader and,
-for comparison, through the keyword matcher it replaced. Prints micro precision, recall and
-F1 over rubric points, overall and by kind of answer (strong, partial, wrong), and the mean
-number of points suggested for a wrong answer. Targets: F1 >= 0.85, at most 0.5 points per
-wrong answer. Then the median time of one check of a 300-word answer (target: under 20 ms),
-beside the keyword matcher's time on the same answer.
+Runs the labelled answers in tests/grading/ through the grader and, for comparison, through the
+keyword matcher it replaced. The tuning set (answers_tuning.yml and answers_tuning2.yml) is
+what the grader's weights and vocabulary were decided on. Nothing was tuned on the three
+held-out sets: answers_heldout.yml; answers_heldout2.yml, written on cards of topics 09-10
+before the second round of changes; answers_heldout3.yml, typed the way people answer under
+time pressure (abbreviations, typos, fragments, numbers in other notations, paraphrase) on 24
+cards no other set uses, and labelled by meaning before the third round of changes. No two sets
+share a card. Prints micro precision, recall and F1 over rubric points, overall and by kind of
+answer (strong, partial, wrong), and the mean number of points suggested for a wrong answer.
+Targets: F1 >= 0.85, at most 0.5 points per wrong answer. Then the median time of one check of
+a 300-word answer (target: under 20 ms), beside the keyword matcher's time on the same answer.
+
+Measured after the third round (before it): tuning F1 0.907, 0.36 points per wrong answer
+(0.878, 0.39); held-out 0.821, 0.44 (0.789, 0.44); held-out 2 0.893, 0.25 (0.844, 0.33);
+held-out 3 0.915, 0.00 (0.892, 0.00); about 8 ms per 300-word check (about 6 ms).
 """
 
 import re
@@ -32,10 +38,12 @@ from app.content.loader import load_catalog  # noqa: E402
 from app.content.schema import RubricPoint  # noqa: E402
 from app.grading import check  # noqa: E402
 
+ANSWERS = ROOT / "tests" / "grading"
 SETS = {
-    "tuning": ROOT / "tests" / "grading" / "answers_tuning.yml",
-    "held-out": ROOT / "tests" / "grading" / "answers_heldout.yml",
-    "held-out 2": ROOT / "tests" / "grading" / "answers_heldout2.yml",
+    "tuning": (ANSWERS / "answers_tuning.yml", ANSWERS / "answers_tuning2.yml"),
+    "held-out": (ANSWERS / "answers_heldout.yml",),
+    "held-out 2": (ANSWERS / "answers_heldout2.yml",),
+    "held-out 3": (ANSWERS / "answers_heldout3.yml",),
 }
 KINDS = ("strong", "partial", "wrong")
 
@@ -59,8 +67,9 @@ class Scores:
     suggested_per_answer: float
 
 
-def load_set(path: Path) -> list[Labelled]:
-    items = yaml.safe_load(path.read_text())
+def load_set(paths: Sequence[Path]) -> list[Labelled]:
+    """The labelled answers of one set, which may span several files."""
+    items = [item for path in paths for item in yaml.safe_load(path.read_text())]
     return [Labelled(i["card"], i["kind"], i["answer"], frozenset(i["points"])) for i in items]
 
 

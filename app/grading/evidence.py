@@ -34,9 +34,15 @@ _QUANTITY = re.compile(
     (?:10\s*\^\s*\(?(?P<bare_power>[-+]?\d+)\)?
      |(?P<mantissa>\d[\d,]*(?:\.\d+)?|\.\d+)(?:e(?P<exp>[-+]?\d+))?
        (?:\s*\*?\s*10\s*\^\s*\(?(?P<power>[-+]?\d+)\)?)?(?!\s*\^))
+    (?P<scale>[km](?![a-z])|\s?(?:thousand|million|billion|trillion)\b)?
     \s?(?P<unit>{_UNIT_RE})?(?![\w(])""",
     re.VERBOSE,
 )
+# "8k tokens", "4.19M", "2 thousand": a number times its scale.
+_SCALES = {"k": 1e3, "m": 1e6, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SYMBOL_AFTER_NUMBER = re.compile(r"\d+(?:\.\d+)?[KM]")
+# "6 all-reduces", "4 forwards": a small count and words, read as words ("six all-reduces").
+_COUNTED = re.compile(r"(?:1[0-2]|[2-9])\s+[a-z][a-z' -]*")
 _OPERATOR = re.compile(r"[()+/^=*\[\]{}]|\d|-(?=\d)|(?<=\d)-|\bsqrt\b|\b(?:psi|alpha|delta|tau)\b")
 
 
@@ -84,6 +90,12 @@ class Answer:
                 found |= {hit for hit, _score, _key in hits if hit[0] == stem[0]}
             if len(stem) >= 6:  # "fragmentaton" for "fragmentation": its stem is untouched
                 found |= {s for s in self.stems if s.startswith(stem)}
+            if len(stem) >= 5:  # two letters swapped: "recieve", "gradeint"
+                swapped = (
+                    stem[:i] + stem[i + 1] + stem[i] + stem[i + 2 :]
+                    for i in range(1, len(stem) - 1)
+                )
+                found |= self.stems.intersection(swapped)
             self._fuzzy[stem] = found
         return found
 
@@ -100,9 +112,11 @@ def read(text: str) -> Answer:
 def compile_keyword(keyword: str) -> Evidence:
     text = lower(normalise(keyword)).strip().strip("≈~=").strip()
     found = _quantities(text)
+    if _SYMBOL_AFTER_NUMBER.fullmatch(keyword.strip()):
+        found = []  # "2K", "16M" alone: a count of the symbol K, not two thousand
     if len(found) == 1 and _is_whole(text, found[0]):
         return Evidence(keyword, quantity=found[0])
-    if _OPERATOR.search(text):
+    if _OPERATOR.search(text) and not _COUNTED.fullmatch(text):
         return Evidence(keyword, formula=compact(text)[0], parts=_parts(text))
     words = tuple(w for part in clauses(text) for w in part.words)
     return Evidence(keyword, words=words)
@@ -133,6 +147,7 @@ def _quantities(text: str) -> list[Quantity]:
             else:
                 value = float(match["mantissa"].replace(",", ""))
                 value *= 10.0 ** int(match["exp"] or 0) * 10.0 ** int(match["power"] or 0)
+                value *= _SCALES[match["scale"].strip()] if match["scale"] else 1.0
         except (OverflowError, ValueError):  # 10^99999, a 5,000-digit exponent: no quantity
             continue
         unit = UNITS[_UNIT_ALIASES[match["unit"]]] if match["unit"] else UNITS[""]

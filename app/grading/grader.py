@@ -3,7 +3,8 @@
 A point's evidence is its keywords and the words of the point itself. A formula, a number or
 a phrase of several words counts fully; a lone word counts less, and much less when it only
 repeats the question or is a word every answer in the field uses. Evidence found only where
-the answer denies it ("it's not a reduce-scatter") counts against the point.
+the answer denies it ("it's not a reduce-scatter") counts against the point. Once an answer
+has clearly made several points, the rest need less evidence.
 """
 
 import re
@@ -25,10 +26,14 @@ from app.grading.evidence import (
 )
 from app.grading.field import field
 from app.grading.subjects import entities
-from app.grading.text import Word, clauses, lower, normalise
+from app.grading.text import Clause, Word, clauses, lower, normalise
 
-# Weights and the threshold, tuned on tests/grading/answers_tuning.yml only.
+# Weights and the threshold, tuned on tests/grading/answers_tuning*.yml only.
 THRESHOLD = 0.9
+# An answer that clearly makes CLEAR_POINTS points knows the card: its weaker evidence for the
+# others is read at LENIENT (a strong answer in its own words), which no buzzword answer reaches.
+LENIENT = 0.7
+CLEAR_POINTS = 3
 SINGLE_WORD = 0.7  # a keyword of one ordinary word
 GENERIC_WORD = 0.35  # one word every answer in the field uses
 GENERIC_PHRASE = 0.4  # a phrase of such words ("all-gather", "per step")
@@ -85,10 +90,12 @@ def points_made(rubric: Sequence[RubricPoint], answer: str, question: str = "") 
     """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats."""
     compiled = _compile(tuple((p.point, tuple(p.keywords)) for p in rubric), question)
     read_answer = read(answer)
+    scored = [_score(point, read_answer) for point in compiled]
+    clear = sum(1 for score, _found in scored if score >= THRESHOLD)
+    bar = LENIENT if clear >= CLEAR_POINTS else THRESHOLD
     points, reasons = [], {}
-    for index, point in enumerate(compiled):
-        score, found = _score(point, read_answer)
-        if score >= THRESHOLD:
+    for index, (score, found) in enumerate(scored):
+        if score >= bar:
             points.append(index)
             reasons[index] = _reason(found)
     return Check(points, reasons)
@@ -104,6 +111,11 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
         elif not negated and _scattered(evidence, answer, point.about):
             weights.append(weight * SCATTERED)
             found.append(evidence.text)
+        elif not negated and len(evidence.words) >= 3:
+            share = _most_of(evidence, answer, point.about)
+            if share:
+                weights.append(weight * SCATTERED * share)
+                found.append(evidence.text)
         elif negated:
             denied = max(denied, weight)
     weights.sort(reverse=True)
@@ -116,7 +128,8 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
         ]
         total = sum(point.own_weights)
         share = sum(weight for _w, weight in said) / total if total else 0.0
-        score += COVERAGE * share * min(1.0, len(point.own_words) / MIN_WORDS)
+        own = sum(1 for weight in point.own_weights if weight > ECHO_COVER)
+        score += COVERAGE * share * min(1.0, own / MIN_WORDS)
         found += [
             f"{w.stem}…"
             for w, weight in said
@@ -144,6 +157,26 @@ def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> boo
         )
         for c in answer.clauses
     )  # fmt: skip
+
+
+def _most_of(evidence: Evidence, answer: Answer, about: frozenset[str]) -> float:
+    """The share of a long phrase's words said in one statement, if all but one are."""
+    total = len(evidence.words)
+    best = max(
+        (sum(1 for w in evidence.words if _said_in(w, c, answer, about)) for c in answer.clauses),
+        default=0,
+    )
+    return best / total if best >= total - 1 else 0.0
+
+
+def _said_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) -> bool:
+    similar = answer.similar(word.stem)
+    return any(
+        w.stem in similar
+        and w.negated == word.negated
+        and about_the_same(about, part.subject_at(w.start))
+        for w in part.words
+    )
 
 
 def _said(word: Word, answer: Answer, about: frozenset[str]) -> bool:
@@ -179,6 +212,8 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
         weighted = []
         for keyword in keywords:
             evidence = compile_keyword(keyword)
+            if not (evidence.quantity or evidence.formula or evidence.words):
+                continue  # only words every sentence has ("what-if", "again"): no evidence
             weight = _weight(evidence, asked, asked_text, point_text)
             if evidence.quantity and any(
                 close(evidence.quantity, q, strict=True) for q in asked_quantities

@@ -12,6 +12,7 @@ from functools import lru_cache
 import Stemmer
 
 from app.grading.subjects import subjects
+from app.grading.vocabulary import ABBREVIATIONS, JOINED, NUMBER_WORDS, SYNONYMS, spell_out
 
 _STEMMER = Stemmer.Stemmer("english")
 
@@ -28,6 +29,7 @@ _CONTRACTIONS = re.compile(
     r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|could|should|would|need)(?:n't|nt)\b"
 )
 _ISE = re.compile(r"\b([a-z]{4,})is(e|ed|es|er|ers|ing|ation|ations)\b")
+_PREFIXED = re.compile(r"\b(pre|non|inter|intra|multi|sub|over|under|semi|top)-(?=[a-z0-9])")
 _ISE_KEEP = {"prec", "otherw", "likew", "exerc", "prom", "adv", "surpr", "comprom", "rev"}
 # "4P + 12P/N": a capital P standing alone, or after a coefficient, is the parameter count.
 _PSI_P = re.compile(r"(?<![A-Za-z0-9])(\d*)P(?![A-Za-z0-9(])")
@@ -50,95 +52,12 @@ def lower(text: str) -> str:
     text = _CONTRACTIONS.sub(lambda m: {"ca": "can", "wo": "will"}.get(m[1], m[1]) + " not", text)
     text = re.sub(r"\b(can't|cannot)\b", "can not", text)
     text = re.sub(r"\bre-(?=[a-z])", "re", text)  # re-gather, re-shard
+    text = _PREFIXED.sub(r"\1", text)  # pre-fetch, non-zero, inter-node, top-k
+    text = spell_out(text)
     return _ISE.sub(lambda m: m[0] if m[1] in _ISE_KEEP else f"{m[1]}iz{m[2]}", text)
 
 
-# Abbreviations of the field, spelt out the same way on both sides.
-ABBREVIATIONS: dict[str, tuple[str, ...]] = {
-    "rs": ("reduce", "scatter"),
-    "ag": ("all", "gather"),
-    "ar": ("all", "reduce"),
-    "ars": ("all", "reduce"),
-    "a2a": ("all", "to", "all"),
-    "allreduce": ("all", "reduce"),
-    "allreduces": ("all", "reduce"),
-    "allgather": ("all", "gather"),
-    "allgathers": ("all", "gather"),
-    "reducescatter": ("reduce", "scatter"),
-    "alltoall": ("all", "to", "all"),
-    "p2p": ("point", "to", "point"),
-    "dp": ("data", "parallel"),
-    "tp": ("tensor", "parallel"),
-    "pp": ("pipeline", "parallel"),
-    "ep": ("expert", "parallel"),
-    "cp": ("context", "parallel"),
-    "sp": ("sequence", "parallel"),
-    "fsdp": ("fsdp",),
-    "fwd": ("forward",),
-    "bwd": ("backward",),
-    "grad": ("gradient",),
-    "grads": ("gradient",),
-    "param": ("parameter",),
-    "params": ("parameter",),
-    "mb": ("microbatch",),
-    "mbs": ("microbatch",),
-    "msg": ("message",),
-    "msgs": ("message",),
-    "bw": ("bandwidth",),
-    "mem": ("memory",),
-    "acts": ("activation",),
-    "seq": ("sequence",),
-    "seqs": ("sequence",),
-    "ckpt": ("checkpoint",),
-    "lr": ("learning", "rate"),
-    "util": ("utilization",),
-    "comm": ("communication",),
-    "comms": ("communication",),
-    "w/": ("with",),
-    "recompute": ("recomput",),
-    "halves": ("halv",),
-    "halved": ("halv",),
-    "halving": ("halv",),
-    "gpipe": ("gpipe",),
-}
-# Words of the field people use for one another, read as one: "throughput" makes a point
-# that says "bandwidth", "a couple of experts" one that says "a few".
-SYNONYMS: dict[str, str] = {
-    "throughput": "bandwidth",
-    "delay": "latency",
-    "delays": "latency",
-    "partition": "shard",
-    "partitions": "shard",
-    "partitioned": "shard",
-    "partitioning": "shard",
-    "couple": "few",
-    "handful": "few",
-    "identical": "same",
-    "equal": "same",
-    "equals": "same",
-    "largest": "biggest",
-    "highest": "biggest",
-    "smallest": "fewest",
-    "lowest": "fewest",
-    "least": "fewest",
-    "quick": "fast",
-    "quicker": "faster",
-    "omit": "skip",
-    "omitted": "skip",
-    "omits": "skip",
-    "bypass": "skip",
-    "bypasses": "skip",
-    "bypassed": "skip",
-    "twice": "double",
-    "doubles": "double",
-    "doubled": "double",
-}
-_JOINED: dict[tuple[str, ...], str] = {("micro", "batch"): "microbatch"}
-_JOINED |= {("micro", "batches"): "microbatch"}
-_JOINED |= {("cut", "in", "half"): "halv", ("by", "half"): "halv", ("zero", "bubble"): "zb"}
-_JOINED |= {("zb", "h1"): "zb"}
-
-_JOIN_FIRST = {key[0] for key in _JOINED}
+_JOIN_FIRST = {key[0] for key in JOINED}
 
 NEGATIONS = {"not", "no", "never", "without", "neither", "nor", "nothing", "none", "nobody"}
 # Two- and three-word cues: what follows them is denied ("rather than X", "wrong to say X").
@@ -163,6 +82,8 @@ _CUE_LAST = {phrase[-1] for phrase in NEGATING_PHRASES}
 SCOPE_BREAKERS = {
     "but", "so", "because", "since", "which", "while", "whereas", "although", "though",
     "then", "instead", "yet", "hence", "therefore", "thus", "only", "just",
+    # a clause of condition or time: "no change in speed if the accounting changes"
+    "if", "when", "unless", "until", "whenever",
 }  # fmt: skip
 STOPWORDS = {
     "a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "or", "is", "are", "be",
@@ -175,7 +96,7 @@ STOPWORDS = {
     "makes", "very", "much", "more", "most", "some", "here", "since", "because", "if",
     "only", "still", "both", "vs", "versus", "thats", "that's", "theres", "there's",
 } | NEGATIONS  # fmt: skip
-_NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "("}
+_NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "(", "=", ":"}
 
 # A statement ends at a full stop, a semicolon, an arrow, a dash between words, a blank line
 # or a new item of a list; a single line break is only the box wrapping a long line.
@@ -186,7 +107,12 @@ _CLAUSE_END = re.compile(
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
+    if _ACRONYM_PLURAL.fullmatch(word):  # "GPUs", "SMs", "SSDs": the stemmer keeps their s
+        return word[:-1]
     return word if len(word) <= 3 or any(c.isdigit() for c in word) else _STEMMER.stemWord(word)
+
+
+_ACRONYM_PLURAL = re.compile(r"[a-z][a-z]us|[b-df-hj-np-tv-xz]{2,}s")
 
 
 @dataclass(frozen=True)
@@ -210,8 +136,12 @@ class Clause:
         return any(start <= offset < end for start, end in self.denied)
 
     def subject_at(self, offset: int) -> frozenset[str]:
-        """The strategies or stages the text at `offset` speaks of (empty: not said)."""
+        """The strategies or stages the text at `offset` speaks of (empty: not said). Before
+        the statement names one, it may speak of the one it names next ("gathers the weights
+        twice in ZeRO-3") as well as of the statement before."""
         current = self.inherited
+        if current and self.subjects:
+            current = current | self.subjects[0][1]
         for start, names in self.subjects:
             if start > offset:
                 break
@@ -223,27 +153,40 @@ class Clause:
         return self.subjects[-1][1] if self.subjects else self.inherited
 
 
-_TOKEN = re.compile(r"[a-z][a-z0-9_']*|w/|[,(]")
+_TOKEN = re.compile(r"[a-z][a-z0-9_']*|w/o?|b/c|[,(=:]|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])")
+# "without it, every byte is…": "without" denies the pronoun after it, and nothing more.
+PRONOUNS = {"it", "this", "that", "them", "these", "those"}
+# A negation after a verb denies the verb: "hung ranks log nothing" is "they do not log".
+OBJECT_NEGATIONS = {"nothing", "none", "nobody"}
 
 
 def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
     """Read one clause: stemmed content words (abbreviations spelt out) and their polarity."""
     raw: list[tuple[str, int]] = []
     for match in _TOKEN.finditer(text):
-        token = match[0].rstrip("'")
-        token = SYNONYMS.get(token, token)
-        for part in ABBREVIATIONS.get(token, (token,)):
-            raw.append((part, match.start()))
+        # An identifier is its words: "SM_ACTIVE" is "SM active", "limit_all_gathers" too.
+        offset = match.start()
+        for piece in match[0].removesuffix("'s").rstrip("'").split("_"):
+            if piece:
+                token = SYNONYMS.get(piece, NUMBER_WORDS.get(piece, piece))
+                for part in ABBREVIATIONS.get(token, (token,)):
+                    raw.append((part, offset))
+            offset += len(piece) + 1
     raw = _join(raw)
     tokens = [token for token, _ in raw]
     flags, denied, active, since = [], [], False, 0
     for index, (token, start) in enumerate(raw):
-        if active and (token in SCOPE_BREAKERS or token in ",(") and not _cue_at(tokens, index):
+        if active and (token in SCOPE_BREAKERS or token in ",(=:") and not _cue_at(tokens, index):
             active = False
             denied.append((since, start))
         flags.append(active)
-        if not active and (token in NEGATIONS or _cue_at(tokens, index, end=True)):
+        if active and token in PRONOUNS and index > 0 and tokens[index - 1] == "without":
+            active = False
+            denied.append((since, start + len(token)))
+        elif not active and (token in NEGATIONS or _cue_at(tokens, index, end=True)):
             active, since = True, start + len(token)
+            if token in OBJECT_NEGATIONS and index > 0 and tokens[index - 1] not in _NOT_CONTENT:
+                flags[index - 1] = True
     if active:
         denied.append((since, len(text)))
     for index, token in enumerate(tokens):
@@ -270,10 +213,10 @@ def _join(raw: list[tuple[str, int]]) -> list[tuple[str, int]]:
             out.append(raw[index])
             index += 1
             continue
-        for size in (3, 2):
+        for size in (4, 3, 2):
             key = tuple(token for token, _ in raw[index : index + size])
-            if key in _JOINED:
-                out.append((_JOINED[key], raw[index][1]))
+            if key in JOINED:
+                out.append((JOINED[key], raw[index][1]))
                 index += size
                 break
         else:

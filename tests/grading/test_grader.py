@@ -65,3 +65,34 @@ def test_the_mock_suggestions_use_the_same_grader() -> None:
     answers = ("a reduce scatter then", "an all gather; not 2(N-1)/N")
     assert rubric.suggested_points(RING, *answers) == [0]
     assert rubric.suggested_points(RING, "", "2(N-1)K/N", question=QUESTION) == [1]
+
+
+def test_every_card_of_the_content_can_be_checked() -> None:
+    """A keyword of only common words ("what-if", "again") is no evidence, not a crash."""
+    catalog = load_catalog(Path(__file__).resolve().parents[2] / "content")
+    for card in catalog.cards:
+        check(card, "a what-if answer, said again")
+    only_common = [RubricPoint(point="Runs a what-if analysis", keywords=["what-if"])]
+    assert points_made(only_common, "no idea").points == []
+
+
+def test_an_answer_that_clearly_makes_several_points_needs_less_for_the_rest() -> None:
+    rubric = [
+        RubricPoint(point="Splits into reduce-scatter and all-gather", keywords=["reduce-scatter"]),
+        RubricPoint(point="States 2(N−1)K/N per rank", keywords=["2(N-1)K/N"]),
+        RubricPoint(point="Notes that it tends to 2K", keywords=["2K"]),
+        RubricPoint(point="Names the ring's latency term", keywords=["latency", "2(N-1)α"]),
+    ]
+    weak = "the latency grows with N"
+    assert points_made(rubric, weak, QUESTION).points == []
+    strong = "RS then AG, 2(N-1)K/N per rank, tends to 2K. " + weak
+    assert points_made(rubric, strong, QUESTION).points == [0, 1, 2, 3]
+
+
+def test_most_of_a_long_phrase_is_evidence_too() -> None:
+    rubric = [
+        RubricPoint(point="Tensor pipe activity shows real math", keywords=["PIPE_TENSOR_ACTIVE"])
+    ]
+    assert points_made(rubric, "look at tensor pipe activity, it shows real math").points == [0]
+    assert points_made(rubric, "tensor activity shows real math, not util").points == [0]
+    assert points_made(rubric, "the pipe is active").points == []

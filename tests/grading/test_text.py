@@ -100,3 +100,47 @@ def test_a_statement_says_what_it_is_about() -> None:
 def test_numbers_too_large_to_read_are_not_quantities() -> None:
     answer = read(f"10^99999, 1e999999 and 10^{'9' * 5000}; {'9' * 5000} GB")
     assert all(q.value < float("inf") for qs in answer.quantities for q in qs)
+
+
+def test_numbers_read_the_same_in_any_notation() -> None:
+    assert found("8,000 tokens", "~8k tokens")
+    assert found("4.19M tokens", "4.19 million tokens")
+    assert found("0.001", "a thousandth")
+    assert found("14%", "14 percent")
+    assert found("6 all-reduces", "six ARs")
+    assert found("four all-reduces", "4 all-reduces")
+    assert found("second choice", "2nd choice")
+    assert found("2K", "goes to ~2K per rank")  # the symbol K, not two thousand
+    assert compile_keyword("2K").formula and not found("2K", "2,000 bytes")
+
+
+def test_identifiers_and_irregular_verbs_are_their_words() -> None:
+    assert found("SM_ACTIVE", "SM active is low")
+    assert found("limit_all_gathers", "set limit_all_gathers")
+    assert found("fallen off the bus", "the gpu fell off the bus")
+    assert found("hardware fault", "a hw fault")
+
+
+def test_negation_stays_within_its_reach() -> None:
+    assert found("pinned host buffer", "without it, each byte goes via a pinned host buffer")
+    assert found("bounce", "no GDR = data bounces through the CPU")
+    assert found("faulthandler", "no ptrace: use faulthandler")
+    assert found("log nothing", "the hung ranks don't log anything")
+    assert not found("log nothing", "the hung ranks log their operation")
+
+
+def test_spellings_of_one_thing_meet() -> None:
+    assert found("receive", "they recieve it")  # two letters swapped
+    assert found("GPU", "all the GPUs")
+    assert found("fp32", "keep it in float32")
+    assert found("ZeRO-3", "with Z3")
+    assert found("prefetch", "pre-fetch the next unit")
+    assert found("startup", "a start-up hang")
+    assert found("all-to-all", "all 2 all")
+    assert found("MTBF", "the mean time between failures halves")
+    assert found("synchronous", "a sync save")
+
+
+def test_a_statement_may_name_its_subject_after_what_it_says() -> None:
+    part = read("DP all-reduces the grads. gathers the weights twice in ZeRO-3").clauses[1]
+    assert "zero3" in part.subject_at(part.text.index("weights"))
