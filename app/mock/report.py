@@ -2,8 +2,11 @@
 
 from dataclasses import dataclass
 
+from sqlalchemy.orm import Session
+
 from app.content.catalog import CardView, Catalog
 from app.mock import followup as followups
+from app.mock import sessions
 from app.models import MockQuestion, MockSession
 from app.srs.days import as_utc
 
@@ -98,3 +101,8 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
         weakest.append((slug, topic.title if topic else slug, sum(coverages) / len(coverages)))
     weakest.sort(key=lambda item: item[2])
     return Report(mock, rows, made / asked if asked else None, missed, weakest, len(qs))
+
+
+def history(session: Session, user_id: int, catalog: Catalog) -> list[Report]:
+    """Every session of the user as its report, newest first."""
+    return [build(mock, qs, catalog) for mock, qs in sessions.history(session, user_id)]
