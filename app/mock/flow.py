@@ -46,12 +46,47 @@ def _turn(
 ) -> _Turn:  # fmt: skip
     qs = mocks.questions(session, mock)
     step = mocks.current_step(mock, qs, now, catalog)
-    if mocks.already_done(qs, action, position, part):
+    if _already_done(qs, action, position, part):
         return _Turn(qs, step, repeat=True)
-    mocks.check_target(step, action, position, part)
+    _check_target(step, action, position, part)
     if mock.status != "active":
         raise mocks.MockError(f"this session is {mock.status}")
     return _Turn(qs, step, repeat=False)
+
+
+def _already_done(
+    qs: list[MockQuestion], action: str, position: int | None, part: str | None
+) -> bool:
+    """Whether a request naming this question (and part) asks for what is already done: a
+    resent start, submit or grade, answered with the session as it is, changing nothing."""
+    question = next((q for q in qs if q.position == position), None)
+    if question is None:
+        return False
+    if action == "submit":
+        done = question.submitted_at if part == "main" else question.followup_submitted_at
+        return done is not None
+    if action == "grade":
+        return question.rating is not None
+    if action == "start":
+        return question.started_at is not None
+    return False
+
+
+def _check_target(step: mocks.Step, action: str, position: int | None, part: str | None) -> None:
+    """Refuse a start, submit or grade naming another question (or part) than the one
+    waiting."""
+    question = step.question
+    if position is None or question is None:
+        return
+    waiting = {"answer": "main", "followup": "followup"}.get(step.kind)
+    if action == "submit" and (question.position != position or waiting != part):
+        raise mocks.MockError(
+            f"question {position}'s {part} answer is not the one being answered now"
+        )
+    if action == "grade" and question.position != position:
+        raise mocks.MockError(f"question {position} is not the one waiting to be graded")
+    if action == "start" and (step.kind != "start" or question.position != position):
+        raise mocks.MockError(f"question {position} is not the next one to start")
 
 
 def _waiting(step: mocks.Step) -> MockQuestion:

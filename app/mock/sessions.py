@@ -176,30 +176,6 @@ def question_at(session: Session, mock: MockSession, position: int) -> MockQuest
     ).first()
 
 
-def history(session: Session, user_id: int) -> list[tuple[MockSession, list[MockQuestion]]]:
-    """Every session of the user, newest first, each with its questions: two queries however
-    many sessions there are."""
-    mocks = list(
-        session.scalars(
-            select(MockSession)
-            .where(MockSession.user_id == user_id)
-            .order_by(MockSession.created_at.desc(), MockSession.id.desc())
-        )
-    )
-    by_session: dict[int, list[MockQuestion]] = {mock.id: [] for mock in mocks}
-    rows = session.scalars(
-        select(MockQuestion)
-        .join(MockSession, MockSession.id == MockQuestion.session_id)
-        .where(MockSession.user_id == user_id)
-        .order_by(MockQuestion.session_id, MockQuestion.position)
-    )
-    for question in rows:
-        # A session begun between the two queries (possible on PostgreSQL) is left out whole.
-        if question.session_id in by_session:
-            by_session[question.session_id].append(question)
-    return [(mock, by_session[mock.id]) for mock in mocks]
-
-
 def unfinished(session: Session, user_id: int) -> MockSession | None:
     """The latest session still running, to offer on the home page."""
     return session.scalars(
@@ -302,38 +278,6 @@ def save(question: MockQuestion, part: str, text: str, now: datetime) -> None:
     else:
         raise TooLate(f"the {part} answer can no longer be changed; the last saved text was kept")
     question.saved_at = now
-
-
-def already_done(qs: list[MockQuestion], action: str, position: int | None,
-                 part: str | None) -> bool:  # fmt: skip
-    """Whether a request naming this question (and part) asks for what is already done: a
-    resent start, submit or grade, answered with the session as it is, changing nothing."""
-    question = next((q for q in qs if q.position == position), None)
-    if question is None:
-        return False
-    if action == "submit":
-        done = question.submitted_at if part == "main" else question.followup_submitted_at
-        return done is not None
-    if action == "grade":
-        return question.rating is not None
-    if action == "start":
-        return question.started_at is not None
-    return False
-
-
-def check_target(step: Step, action: str, position: int | None, part: str | None) -> None:
-    """Refuse a start, submit or grade naming another question (or part) than the one
-    waiting."""
-    question = step.question
-    if position is None or question is None:
-        return
-    waiting = {"answer": "main", "followup": "followup"}.get(step.kind)
-    if action == "submit" and (question.position != position or waiting != part):
-        raise MockError(f"question {position}'s {part} answer is not the one being answered now")
-    if action == "grade" and question.position != position:
-        raise MockError(f"question {position} is not the one waiting to be graded")
-    if action == "start" and (step.kind != "start" or question.position != position):
-        raise MockError(f"question {position} is not the next one to start")
 
 
 def submit(question: MockQuestion, now: datetime, card: CardView | None) -> None:

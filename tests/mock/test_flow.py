@@ -403,4 +403,4 @@ def test_history_keeps_each_users_sessions_apart(world: World) -> None:
     world.new()
     with world.db.read_session() as session:
         assert report.history(session, world.user + 1, CATALOG) == []
-        assert len(sessions.history(session, world.user)) == 1
+        assert len(report.history(session, world.user, CATALOG)) == 1
