@@ -4,6 +4,7 @@ The session's rules are app.mock.flow's; a refused step is an app.errors type, w
 JSON routes leave to the app's handler and the page's forms turn into a message code.
 """
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Form, HTTPException, Request
@@ -15,6 +16,7 @@ from app.mock import audio as voice
 from app.mock import flow
 from app.mock import report as reports
 from app.mock import sessions as mocks
+from app.models import MockSession
 from app.web.deps import (
     CatalogDep,
     DatabaseDep,
@@ -148,14 +150,25 @@ def start_page(
     request: Request, templates: TemplatesDep, catalog: CatalogDep, session: SessionDep,
     user_id: UserDep,
 ) -> HTMLResponse:  # fmt: skip
+    unfinished = mocks.unfinished(session, user_id)
+    return _new_page(request, templates, catalog, unfinished=unfinished)
+
+
+def _new_page(
+    request: Request, templates: TemplatesDep, catalog: CatalogDep, *,
+    unfinished: MockSession | None = None, errors: dict[str, str] | None = None,
+    values: Mapping[str, object] | None = None,
+) -> HTMLResponse:  # fmt: skip
+    """The new-session form; with errors, as sent back (422) with what was typed."""
     context = {
         "presets": mocks.PRESETS,
         "topics": catalog.topics,
-        "unfinished": mocks.unfinished(session, user_id),
-        "errors": {},
-        "values": {},
+        "unfinished": unfinished,
+        "errors": errors or {},
+        "values": values or {},
     }
-    return templates.TemplateResponse(request, "mock/new.html", context)
+    status = 422 if errors else 200
+    return templates.TemplateResponse(request, "mock/new.html", context, status_code=status)
 
 
 #: What the new-session form says beside a field MockIn refused.
@@ -202,14 +215,8 @@ def create_page(
             errors.setdefault(field, FORM_ERRORS.get(field, problem["msg"]))
     except DomainError as error:
         errors["form"] = error.message
-    context = {
-        "presets": mocks.PRESETS,
-        "topics": catalog.topics,
-        "unfinished": None,
-        "errors": errors,
-        "values": {"questions": questions, "minutes": minutes, "topic": topic or []},
-    }
-    return templates.TemplateResponse(request, "mock/new.html", context, status_code=422)
+    values = {"questions": questions, "minutes": minutes, "topic": topic or []}
+    return _new_page(request, templates, catalog, errors=errors, values=values)
 
 
 @router.get("/mock/history", response_class=HTMLResponse, include_in_schema=False)
