@@ -169,6 +169,7 @@ def questions(session: Session, mock: MockSession) -> list[MockQuestion]:
 
 
 def question_at(session: Session, mock: MockSession, position: int) -> MockQuestion | None:
+    """The session's question at `position` (1-based), if it has one."""
     return session.scalars(
         select(MockQuestion).where(
             MockQuestion.session_id == mock.id, MockQuestion.position == position
