@@ -32,6 +32,7 @@ from datetime import datetime
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from app.errors import DomainError, FieldError, TooLargeError
 from app.mock import sessions as mocks
 from app.models import MockAudioChunk, MockQuestion, MockSession
 from app.srs.days import as_utc
@@ -52,12 +53,21 @@ def size_text(n: int) -> str:
     return f"{n / 1024:.3g} kB" if n >= 1024 else f"{n} bytes"
 
 
-class TooLarge(mocks.MockError):
+class TooLarge(TooLargeError):
     """Past the size cap: 413."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="audio")
 
-class AudioRefused(mocks.MockError):
-    """Past the answer's time, or not an answer being given: 422."""
+
+class AudioRefused(DomainError):
+    """Past the answer's time, or not an answer being given: 422, about the body as a whole
+    (it is the audio itself, not a field of it, that comes at the wrong time)."""
+
+    status = 422
+
+    def __init__(self, message: str) -> None:
+        super().__init__(None, message, "value_error")
 
 
 def media_type(content_type: str | None) -> str | None:
@@ -108,7 +118,7 @@ def add_chunk(
 ) -> Stored:
     """Keep one chunk; a chunk whose number is already stored changes nothing."""
     if part not in PARTS:
-        raise AudioRefused(f"part: main or followup, not '{part}'")
+        raise FieldError("part", f"main or followup, not '{part}'", "value_error")
     existing = session.scalars(
         select(MockAudioChunk.id).where(
             MockAudioChunk.question_id == question.id,
@@ -121,28 +131,26 @@ def add_chunk(
     if existing is not None:  # a resent chunk (a retry, a double send): already here
         return Stored(False, total, count)
     if not data:
-        raise AudioRefused("audio: the chunk is empty")
+        raise AudioRefused("the chunk is empty")
     if len(data) > MAX_CHUNK_BYTES:
-        raise TooLarge(f"audio: a chunk may hold at most {size_text(MAX_CHUNK_BYTES)}")
+        raise TooLarge(f"a chunk may hold at most {size_text(MAX_CHUNK_BYTES)}")
     if total + len(data) > MAX_BYTES:
         raise TooLarge(
-            f"audio: an answer may hold at most {size_text(MAX_BYTES)} of audio; "
+            f"an answer may hold at most {size_text(MAX_BYTES)} of audio; "
             "what was recorded so far is kept"
         )
     window = _window(question, part)
     if window is None:
-        raise AudioRefused(f"audio: the {part} answer of this question has not started")
+        raise AudioRefused(f"the {part} answer of this question has not started")
     if not window[0] <= now <= window[1]:
-        raise AudioRefused(
-            f"audio: time is up for the {part} answer; what was recorded before is kept"
-        )
+        raise AudioRefused(f"time is up for the {part} answer; what was recorded before is kept")
     takes = session.scalars(
         select(MockAudioChunk.take)
         .where(MockAudioChunk.question_id == question.id, MockAudioChunk.part == part)
         .distinct()
     ).all()
     if take not in takes and len(takes) >= MAX_TAKES:
-        raise AudioRefused(f"audio: at most {MAX_TAKES} recordings per answer")
+        raise AudioRefused(f"at most {MAX_TAKES} recordings per answer")
     session.add(
         MockAudioChunk(
             question_id=question.id, part=part, take=take, seq=seq, mime=mime, data=data,
@@ -189,6 +197,30 @@ def takes(session: Session, mock: MockSession) -> list[Take]:
         .order_by(MockQuestion.position, MockAudioChunk.part.desc(), MockAudioChunk.take)
     )
     return [Take(p, part, t, mime, int(size)) for p, part, t, mime, size in rows]
+
+
+def by_question(session: Session, mock: MockSession) -> dict[int, dict[str, list[Take]]]:
+    """The session's recordings by question position, then part."""
+    out: dict[int, dict[str, list[Take]]] = {}
+    for take in takes(session, mock):
+        out.setdefault(take.position, {}).setdefault(take.part, []).append(take)
+    return out
+
+
+def recording(
+    session: Session, user_id: int, mock_id: int, position: int, part: str, take: int
+) -> tuple[str, bytes]:
+    """A take of one of this user's sessions, as `take_audio`; nothing when it is not theirs."""
+    question_id = session.scalar(
+        select(MockQuestion.id)
+        .join(MockSession, MockSession.id == MockQuestion.session_id)
+        .where(
+            MockSession.id == mock_id,
+            MockSession.user_id == user_id,
+            MockQuestion.position == position,
+        )
+    )
+    return take_audio(session, question_id, part, take) if question_id else ("", b"")
 
 
 def take_audio(session: Session, question_id: int, part: str, take: int) -> tuple[str, bytes]:

@@ -1,6 +1,10 @@
-"""What a finished (or abandoned) mock says: time, rubric coverage, ratings, weak spots."""
+"""What a finished (or abandoned) mock says: time, rubric coverage, ratings, weak spots; and
+the history: every session of a user's, newest first."""
 
 from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog
 from app.mock import followup as followups
@@ -98,3 +102,32 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
         weakest.append((slug, topic.title if topic else slug, sum(coverages) / len(coverages)))
     weakest.sort(key=lambda item: item[2])
     return Report(mock, rows, made / asked if asked else None, missed, weakest, len(qs))
+
+
+def history(session: Session, user_id: int, catalog: Catalog) -> list[Report]:
+    """Every session of the user as its report, newest first."""
+    return [build(mock, qs, catalog) for mock, qs in _with_questions(session, user_id)]
+
+
+def _with_questions(session: Session, user_id: int) -> list[tuple[MockSession, list[MockQuestion]]]:
+    """Every session of the user, newest first, each with its questions: two queries however
+    many sessions there are."""
+    mocks = list(
+        session.scalars(
+            select(MockSession)
+            .where(MockSession.user_id == user_id)
+            .order_by(MockSession.created_at.desc(), MockSession.id.desc())
+        )
+    )
+    by_session: dict[int, list[MockQuestion]] = {mock.id: [] for mock in mocks}
+    rows = session.scalars(
+        select(MockQuestion)
+        .join(MockSession, MockSession.id == MockQuestion.session_id)
+        .where(MockSession.user_id == user_id)
+        .order_by(MockQuestion.session_id, MockQuestion.position)
+    )
+    for question in rows:
+        # A session begun between the two queries (possible on PostgreSQL) is left out whole.
+        if question.session_id in by_session:
+            by_session[question.session_id].append(question)
+    return [(mock, by_session[mock.id]) for mock in mocks]

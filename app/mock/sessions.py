@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog
+from app.errors import ConflictError, FieldError
 from app.grading import Check
 from app.mock import followup, rubric
 from app.mock.selection import choose
@@ -39,12 +40,22 @@ PRESETS = {
 }
 
 
-class MockError(ValueError):
-    """A request that does not fit the session's state; the message says why."""
+class MockError(ConflictError):
+    """A request that does not fit the session's state now (409); the message says why."""
 
 
 class TooLate(MockError):
-    pass
+    """An answer changed after its time (and the grace) ran out: the last saved text stays."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code="time_up")
+
+
+class BadInput(FieldError):
+    """A value the session cannot take (422), typed as pydantic types its own refusals."""
+
+    def __init__(self, field: str, message: str, code: str = "value_error") -> None:
+        super().__init__(field, message, code)
 
 
 def followup_minutes(minutes: int) -> int:
@@ -59,27 +70,35 @@ def create(
     now: datetime,
     *,
     preset: str = "custom",
-    count: int,
-    minutes: int,
+    questions: int | None = None,
+    minutes: int | None = None,
     followups: bool = True,
     grade_after_each: bool = True,
     topics: list[str] | None = None,
     rng: random.Random | None = None,
 ) -> MockSession:
+    """A new session: a preset fixes its questions and minutes (any given are ignored), a
+    custom one must name both."""
+    chosen = PRESETS.get(preset)
+    count = chosen.questions if chosen else questions
+    minutes = chosen.minutes if chosen else minutes
+    if count is None or minutes is None:
+        missing = "questions" if count is None else "minutes"
+        raise BadInput(missing, "a custom session needs questions and minutes", "missing")
     if not 1 <= count <= 10:
-        raise MockError("questions: choose 1 to 10")
+        raise BadInput("questions", "choose 1 to 10")
     if not 1 <= minutes <= 60:
-        raise MockError("minutes: choose 1 to 60 per question")
+        raise BadInput("minutes", "choose 1 to 60 per question")
     unknown = [slug for slug in topics or [] if catalog.topic(slug) is None]
     if unknown:
-        raise MockError(f"topics: no topic '{unknown[0]}'")
+        raise BadInput("topics", f"no topic '{unknown[0]}'")
     recall = _recall(session, user_id, catalog, now)
     previous = _last_session_cards(session, user_id)
     cards = choose(
         catalog, recall, previous, set(topics) if topics else None, count, rng or random.Random()
     )
     if not cards:
-        raise MockError("topics: no open questions in the chosen topics")
+        raise BadInput("topics", "no open questions in the chosen topics")
     mock = MockSession(
         user_id=user_id,
         preset=preset,
@@ -147,6 +166,15 @@ def questions(session: Session, mock: MockSession) -> list[MockQuestion]:
             .order_by(MockQuestion.position)
         )
     )
+
+
+def question_at(session: Session, mock: MockSession, position: int) -> MockQuestion | None:
+    """The session's question at `position` (1-based), if it has one."""
+    return session.scalars(
+        select(MockQuestion).where(
+            MockQuestion.session_id == mock.id, MockQuestion.position == position
+        )
+    ).first()
 
 
 def unfinished(session: Session, user_id: int) -> MockSession | None:
@@ -232,9 +260,10 @@ def start(question: MockQuestion, minutes: int, now: datetime) -> None:
 def save(question: MockQuestion, part: str, text: str, now: datetime) -> None:
     """Autosave; refused after the deadline plus grace, keeping the last saved text."""
     if len(text) > MAX_ANSWER:
-        raise MockError(
-            f"text: at most {MAX_ANSWER:,} characters, this is {len(text):,}; nothing was cut "
-            "and the last saved version is kept"
+        raise BadInput(
+            "text",
+            f"at most {MAX_ANSWER:,} characters, this is {len(text):,}; nothing was cut "
+            "and the last saved version is kept",
         )
     current = phase(question)
     if part == "main" and current == "answering":
@@ -250,38 +279,6 @@ def save(question: MockQuestion, part: str, text: str, now: datetime) -> None:
     else:
         raise TooLate(f"the {part} answer can no longer be changed; the last saved text was kept")
     question.saved_at = now
-
-
-def already_done(qs: list[MockQuestion], action: str, position: int | None,
-                 part: str | None) -> bool:  # fmt: skip
-    """Whether a request naming this question (and part) asks for what is already done: a
-    resent start, submit or grade, answered with the session as it is, changing nothing."""
-    question = next((q for q in qs if q.position == position), None)
-    if question is None:
-        return False
-    if action == "submit":
-        done = question.submitted_at if part == "main" else question.followup_submitted_at
-        return done is not None
-    if action == "grade":
-        return question.rating is not None
-    if action == "start":
-        return question.started_at is not None
-    return False
-
-
-def check_target(step: Step, action: str, position: int | None, part: str | None) -> None:
-    """Refuse a start, submit or grade naming another question (or part) than the one
-    waiting."""
-    question = step.question
-    if position is None or question is None:
-        return
-    waiting = {"answer": "main", "followup": "followup"}.get(step.kind)
-    if action == "submit" and (question.position != position or waiting != part):
-        raise MockError(f"question {position}'s {part} answer is not the one being answered now")
-    if action == "grade" and question.position != position:
-        raise MockError(f"question {position} is not the one waiting to be graded")
-    if action == "start" and (step.kind != "start" or question.position != position):
-        raise MockError(f"question {position} is not the next one to start")
 
 
 def submit(question: MockQuestion, now: datetime, card: CardView | None) -> None:
@@ -330,9 +327,9 @@ def grade(
     if phase(question) != "grading":
         raise MockError("this question is not waiting to be graded")
     if any(not 0 <= p < len(card.rubric) for p in points):
-        raise MockError(f"points: rubric points are numbered 0 to {len(card.rubric) - 1}")
+        raise BadInput("points", f"rubric points are numbered 0 to {len(card.rubric) - 1}")
     if rating not in (1, 2, 3, 4):
-        raise MockError("rating: 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)")
+        raise BadInput("rating", "1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)")
     question.suggested_points = suggestions(question, card).points
     question.confirmed_points = sorted(set(points))
     question.rating = rating

@@ -1,0 +1,346 @@
+"""Mock interviews over HTTP: JSON for scripts and the page's script, forms for everything.
+
+The session's rules are app.mock.flow's; a refused step is an app.errors type, which the
+JSON routes leave to the app's handler and the page's forms turn into a message code.
+"""
+
+from collections.abc import Mapping
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Body, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import ValidationError
+
+from app.errors import DomainError
+from app.mock import audio as voice
+from app.mock import flow
+from app.mock import report as reports
+from app.mock import sessions as mocks
+from app.models import MockSession
+from app.web.deps import (
+    CatalogDep,
+    DatabaseDep,
+    FuzzDep,
+    NowDep,
+    SessionDep,
+    TemplatesDep,
+    UserDep,
+)
+from app.web.mock import audio
+from app.web.mock.deps import NOT_FOUND, MockId, OwnMockDep, writing
+from app.web.mock.schemas import (
+    AnswerIn,
+    GradeIn,
+    HistoryOut,
+    MockIn,
+    MockOut,
+    ReportOut,
+    SavedOut,
+    StartIn,
+    SubmitIn,
+)
+from app.web.text import CleanText
+
+router = APIRouter()
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+@router.post("/api/mock", status_code=201, tags=["mock"])
+def create_api(
+    body: MockIn, database: DatabaseDep, catalog: CatalogDep, user_id: UserDep, now: NowDep
+) -> MockOut:
+    """Start a session: a preset ("infra": 4 × 10 min; "lightning": 6 × 3 min) or custom."""
+    with database.write_session() as session:
+        mock = mocks.create(session, user_id, catalog, now, **body.model_dump())
+        return MockOut.of(mock, mocks.questions(session, mock), catalog, now)
+
+
+@router.get("/api/mock", tags=["mock"])
+def history_api(session: SessionDep, user_id: UserDep, catalog: CatalogDep) -> list[HistoryOut]:
+    """Your sessions, newest first, with their scores."""
+    return [HistoryOut.of(row) for row in reports.history(session, user_id, catalog)]
+
+
+@router.get("/api/mock/{mock_id}", tags=["mock"], responses=NOT_FOUND)
+def get_api(mock: OwnMockDep, session: SessionDep, catalog: CatalogDep, now: NowDep) -> MockOut:
+    return MockOut.of(mock, mocks.questions(session, mock), catalog, now)
+
+
+@router.post("/api/mock/{mock_id}/start", tags=["mock"], responses=NOT_FOUND)
+def start_api(
+    mock_id: MockId, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep,
+    body: Annotated[StartIn | None, Body()] = None,
+) -> MockOut:  # fmt: skip
+    """Start the next question: its deadline is fixed now, on the server."""
+    with writing(database, user_id, mock_id) as (session, mock):
+        qs = flow.start(session, mock, catalog, now, body.position if body else None)
+        return MockOut.of(mock, qs, catalog, now)
+
+
+@router.put("/api/mock/{mock_id}/answer", tags=["mock"], responses=NOT_FOUND)
+def save_api(
+    mock_id: MockId, body: AnswerIn, database: DatabaseDep, user_id: UserDep,
+    catalog: CatalogDep, now: NowDep,
+) -> SavedOut:  # fmt: skip
+    """Autosave the answer being written.
+
+    409 once the deadline and a short grace have passed: the last saved text is kept.
+    """
+    with writing(database, user_id, mock_id) as (session, mock):
+        question = flow.autosave(session, mock, catalog, now, body.part, body.text)
+        return SavedOut.of(question, now)
+
+
+@router.post("/api/mock/{mock_id}/submit", tags=["mock"], responses=NOT_FOUND)
+def submit_api(
+    mock_id: MockId, body: SubmitIn, database: DatabaseDep, user_id: UserDep,
+    catalog: CatalogDep, now: NowDep,
+) -> MockOut:  # fmt: skip
+    """Hand in the current answer; the follow-up, if any, starts with its own clock."""
+    with writing(database, user_id, mock_id) as (session, mock):
+        qs = flow.submit(session, mock, catalog, now, body.position, body.part, body.text)
+        return MockOut.of(mock, qs, catalog, now)
+
+
+@router.post("/api/mock/{mock_id}/grade", tags=["mock"], responses=NOT_FOUND)
+def grade_api(
+    mock_id: MockId, body: GradeIn, database: DatabaseDep, user_id: UserDep,
+    catalog: CatalogDep, now: NowDep, fuzz: FuzzDep,
+) -> MockOut:  # fmt: skip
+    """Confirm the rubric points made and rate the answer (an FSRS review, source "mock")."""
+    with writing(database, user_id, mock_id) as (session, mock):
+        qs = flow.grade(
+            session, mock, catalog, now, body.points, body.rating, body.position, fuzz=fuzz
+        )
+        return MockOut.of(mock, qs, catalog, now)
+
+
+@router.post("/api/mock/{mock_id}/abandon", tags=["mock"], responses=NOT_FOUND)
+def abandon_api(
+    mock_id: MockId, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
+) -> MockOut:
+    with writing(database, user_id, mock_id) as (session, mock):
+        qs = flow.abandon(session, mock, catalog, now)
+        return MockOut.of(mock, qs, catalog, now)
+
+
+@router.delete("/api/mock/{mock_id}", status_code=204, tags=["mock"], responses=NOT_FOUND)
+def delete_api(mock_id: MockId, database: DatabaseDep, user_id: UserDep) -> Response:
+    """Delete a session with its answers and their recordings; its reviews stay in the log."""
+    with writing(database, user_id, mock_id) as (session, mock):
+        voice.delete_session(session, mock)
+    return Response(status_code=204)
+
+
+@router.get("/api/mock/{mock_id}/report", tags=["mock"], responses=NOT_FOUND)
+def report_api(mock: OwnMockDep, session: SessionDep, catalog: CatalogDep) -> ReportOut:
+    """Per question: time used, rubric coverage, rating; the session score; weak spots."""
+    return ReportOut.of(reports.build(mock, mocks.questions(session, mock), catalog))
+
+
+router.include_router(audio.router)
+
+
+# --- pages ---------------------------------------------------------------------------------
+
+
+@router.get("/mock", response_class=HTMLResponse, include_in_schema=False)
+def start_page(
+    request: Request, templates: TemplatesDep, catalog: CatalogDep, session: SessionDep,
+    user_id: UserDep,
+) -> HTMLResponse:  # fmt: skip
+    unfinished = mocks.unfinished(session, user_id)
+    return _new_page(request, templates, catalog, unfinished=unfinished)
+
+
+def _new_page(
+    request: Request, templates: TemplatesDep, catalog: CatalogDep, *,
+    unfinished: MockSession | None = None, errors: dict[str, str] | None = None,
+    values: Mapping[str, object] | None = None,
+) -> HTMLResponse:  # fmt: skip
+    """The new-session form; with errors, as sent back (422) with what was typed."""
+    context = {
+        "presets": mocks.PRESETS,
+        "topics": catalog.topics,
+        "unfinished": unfinished,
+        "errors": errors or {},
+        "values": values or {},
+    }
+    status = 422 if errors else 200
+    return templates.TemplateResponse(request, "mock/new.html", context, status_code=status)
+
+
+#: What the new-session form says beside a field MockIn refused.
+FORM_ERRORS = {
+    "questions": "Choose a whole number from 1 to 10.",
+    "minutes": "Choose a whole number from 1 to 60.",
+    "preset": "Choose one of the presets or a custom session.",
+}
+
+
+@router.post("/mock", include_in_schema=False)
+def create_page(
+    request: Request,
+    templates: TemplatesDep,
+    database: DatabaseDep,
+    catalog: CatalogDep,
+    user_id: UserDep,
+    now: NowDep,
+    preset: Annotated[str, Form()] = "custom",
+    questions: Annotated[str, Form()] = "",
+    minutes: Annotated[str, Form()] = "",
+    followups: Annotated[str | None, Form()] = None,
+    grading: Annotated[str, Form()] = "each",
+    topic: Annotated[list[CleanText] | None, Form()] = None,
+) -> Response:
+    custom = preset == "custom"  # a preset's own numbers win: the form's are not read
+    form = {
+        "preset": preset,
+        "questions": questions if custom else None,
+        "minutes": minutes if custom else None,
+        "followups": not custom or followups is not None,
+        "grade_after_each": grading != "end",
+        "topics": topic or [],
+    }
+    errors: dict[str, str] = {}
+    try:
+        body = MockIn.model_validate(form, strict=False)  # form fields arrive as text
+        with database.write_session() as session:
+            mock = mocks.create(session, user_id, catalog, now, **body.model_dump())
+        return RedirectResponse(f"/mock/{mock.id}", status_code=303)
+    except ValidationError as error:
+        for problem in error.errors():
+            field = str(problem["loc"][0])
+            errors.setdefault(field, FORM_ERRORS.get(field, problem["msg"]))
+    except DomainError as error:
+        errors["form"] = error.message
+    values = {"questions": questions, "minutes": minutes, "topic": topic or []}
+    return _new_page(request, templates, catalog, errors=errors, values=values)
+
+
+@router.get("/mock/history", response_class=HTMLResponse, include_in_schema=False)
+def history_page(
+    request: Request, templates: TemplatesDep, session: SessionDep, user_id: UserDep,
+    catalog: CatalogDep,
+) -> HTMLResponse:  # fmt: skip
+    rows = reports.history(session, user_id, catalog)
+    scored = [r for r in reversed(rows) if r.score is not None]
+    return templates.TemplateResponse(
+        request, "mock/history.html", {"rows": rows, "scored": scored}
+    )
+
+
+@router.get("/mock/{mock_id}", response_class=HTMLResponse, include_in_schema=False)
+def session_page(
+    request: Request,
+    mock: OwnMockDep,
+    templates: TemplatesDep,
+    session: SessionDep,
+    catalog: CatalogDep,
+    now: NowDep,
+    error: str | None = None,
+) -> Response:
+    qs = mocks.questions(session, mock)
+    step = mocks.current_step(mock, qs, now, catalog)
+    if mock.status != "active" or step.kind == "finished":
+        return RedirectResponse(f"/mock/{mock.id}/report", status_code=303)
+    question = step.question
+    card = catalog.card(question.card_id) if question else None
+    grading = step.kind == "grade" and question is not None and card is not None
+    suggested = mocks.suggestions(question, card) if grading and question and card else None
+    part = "followup" if step.kind == "followup" else "main"
+    context = {
+        "mock": mock,
+        "questions": qs,
+        "step": step,
+        "question": question,
+        "card": card,
+        "remaining": mocks.remaining_seconds(question, now) if question else 0,
+        "suggested": suggested.points if suggested else [],
+        "reasons": suggested.reasons if suggested else {},
+        "max_answer": mocks.MAX_ANSWER,
+        "next_take": voice.next_take(session, question.id, part) if question else 1,
+        "audio_max_mb": voice.MAX_BYTES // 2**20,
+        "recordings": voice.by_question(session, mock).get(question.position, {})
+        if question
+        else {},
+        "followup_minutes": mocks.followup_minutes(mock.minutes_per_question),
+        "error": PAGE_ERRORS.get(error or ""),  # a code: a link cannot put words on the page
+    }
+    return templates.TemplateResponse(request, "mock/session.html", context)
+
+
+@router.post("/mock/{mock_id}/delete", include_in_schema=False)
+def delete_page(mock_id: MockId, database: DatabaseDep, user_id: UserDep) -> RedirectResponse:
+    with writing(database, user_id, mock_id) as (session, mock):
+        voice.delete_session(session, mock)
+    return RedirectResponse("/mock/history", status_code=303)
+
+
+@router.post("/mock/{mock_id}/{action}", include_in_schema=False)
+def act_page(
+    mock_id: MockId,
+    action: Literal["start", "submit", "grade", "abandon"],
+    database: DatabaseDep,
+    user_id: UserDep,
+    catalog: CatalogDep,
+    now: NowDep,
+    fuzz: FuzzDep,
+    text: Annotated[CleanText | None, Form()] = None,
+    position: Annotated[int | None, Form(ge=1, le=100)] = None,
+    part: Annotated[Literal["main", "followup"] | None, Form()] = None,
+    point: Annotated[list[int] | None, Form()] = None,
+    rating: Annotated[int | None, Form(ge=1, le=4)] = None,
+) -> RedirectResponse:
+    """The page's forms; errors come back as a message on the session page."""
+    if action == "submit" and (position is None or part is None):
+        raise HTTPException(status_code=422, detail="Say which answer is submitted.")
+    if action == "grade" and rating is None:
+        return RedirectResponse(f"/mock/{mock_id}?error=rating", status_code=303)
+    try:
+        with writing(database, user_id, mock_id) as (session, mock):
+            if action == "start":
+                flow.start(session, mock, catalog, now, position)
+            elif action == "submit":
+                assert position is not None and part is not None  # checked above
+                flow.submit(session, mock, catalog, now, position, part, text)
+            elif action == "grade":
+                assert rating is not None  # checked above
+                flow.grade(session, mock, catalog, now, point or [], rating, position, fuzz=fuzz)
+            else:
+                flow.abandon(session, mock, catalog, now)
+    except DomainError as error:
+        return RedirectResponse(f"/mock/{mock_id}?error={page_error(error)}", status_code=303)
+    target = f"/mock/{mock_id}/report" if action == "abandon" else f"/mock/{mock_id}"
+    return RedirectResponse(target, status_code=303)
+
+
+#: What the session page can say after a form failed, by the code in its ?error=.
+PAGE_ERRORS = {
+    "rating": "Choose a rating.",
+    "time-up": "Time is up for this answer; the last saved text was kept.",
+    "too-long": f"An answer can be at most {mocks.MAX_ANSWER:,} characters; nothing was cut "
+    "and the last saved version is kept.",
+    "invalid": "That could not be recorded: check the rubric points and the rating.",
+    "card-gone": "This question's card is no longer in the content, so it cannot be graded: "
+    "abandon this session and start a new one.",
+    "not-now": "That cannot be done at this point of the session; the page shows where it is.",
+}
+
+
+def page_error(error: DomainError) -> str:
+    """The PAGE_ERRORS code for a refused step."""
+    if error.status == 422:
+        return "too-long" if error.field == "text" else "invalid"
+    return {"time_up": "time-up", "card_gone": "card-gone"}.get(error.code, "not-now")
+
+
+@router.get("/mock/{mock_id}/report", response_class=HTMLResponse, include_in_schema=False)
+def report_page(
+    request: Request, mock: OwnMockDep, templates: TemplatesDep, session: SessionDep,
+    catalog: CatalogDep,
+) -> HTMLResponse:  # fmt: skip
+    built = reports.build(mock, mocks.questions(session, mock), catalog)
+    context = {"report": built, "recordings": voice.by_question(session, mock)}
+    return templates.TemplateResponse(request, "mock/report.html", context)

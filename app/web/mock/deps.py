@@ -1,0 +1,46 @@
+"""A mock session of the signed-in user's, to read or to change; anyone else's is a 404."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+from fastapi import Depends, HTTPException, Path
+from sqlalchemy.orm import Session
+
+from app import locks
+from app.db import Database
+from app.mock import sessions as mocks
+from app.models import MockSession
+from app.web.deps import SessionDep, UserDep
+
+MockId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A mock session's number.")]
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such session of yours"}}
+
+
+def not_yours(mock_id: int) -> HTTPException:
+    return HTTPException(status_code=404, detail=f"No mock session {mock_id} of yours.")
+
+
+def own_mock(mock_id: MockId, session: SessionDep, user_id: UserDep) -> MockSession:
+    mock = mocks.load(session, user_id, mock_id)
+    if mock is None:
+        raise not_yours(mock_id)
+    return mock
+
+
+#: The session named in the path, read with the request's read session.
+OwnMockDep = Annotated[MockSession, Depends(own_mock)]
+
+
+@contextmanager
+def writing(
+    database: Database, user_id: int, mock_id: int
+) -> Iterator[tuple[Session, MockSession]]:
+    """One write transaction on the user's session: committed if the block ends normally,
+    rolled back on any error (a refused step leaves nothing behind, not even a settle)."""
+    with database.write_session() as session:
+        locks.take_turn(session, user_id)  # on PostgreSQL, one change to a user's mocks at a time
+        mock = mocks.load(session, user_id, mock_id)
+        if mock is None:
+            raise not_yours(mock_id)
+        yield session, mock

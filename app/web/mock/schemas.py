@@ -1,0 +1,262 @@
+"""The mock interview's JSON: what its routes take and what they answer."""
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
+
+from app.content.catalog import Catalog
+from app.mock import followup as followups
+from app.mock import report as reports
+from app.mock import sessions as mocks
+from app.models import MockQuestion, MockSession
+from app.srs.days import as_utc
+from app.web.text import CleanText
+
+#: A time with its UTC offset written out ("…T09:00:00+00:00"), as the history has always had.
+OffsetTime = Annotated[
+    datetime,
+    PlainSerializer(datetime.isoformat, return_type=str),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]
+
+
+class MockIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
+
+    preset: Literal["infra", "lightning", "custom"] = "custom"
+    questions: int | None = Field(default=None, ge=1, le=10)
+    minutes: int | None = Field(default=None, ge=1, le=60)
+    followups: bool = True
+    grade_after_each: bool = True
+    topics: list[CleanText] = []
+
+
+class AnswerIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
+
+    part: Literal["main", "followup"]
+    text: CleanText
+
+
+class SubmitIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
+
+    position: int = Field(ge=1, le=100, description="The question submitted (1-based).")
+    part: Literal["main", "followup"] = Field(description="The answer submitted.")
+    text: CleanText | None = Field(
+        default=None, description="The final text, saved before submitting."
+    )
+
+
+class StartIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
+
+    position: int | None = Field(
+        default=None, ge=1, le=100,
+        description="The question started; naming it makes a resent start change nothing.",
+    )  # fmt: skip
+
+
+class GradeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
+
+    points: list[int] = Field(description="Indexes of the rubric points the answer made.")
+    rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy.")
+    position: int | None = Field(
+        default=None, ge=1, le=100,
+        description="The question graded; naming it makes a resent grade change nothing.",
+    )  # fmt: skip
+
+
+class QuestionOut(BaseModel):
+    """One question; one not yet started shows nothing of itself, so it stays a surprise."""
+
+    position: int
+    card_id: str | None
+    topic: str | None
+    phase: str
+    question_html: str
+    answer: str
+    followup: str | None
+    followup_probes: list[int] | None = Field(
+        description="The rubric points (0-based) the follow-up asked probes, once it is asked."
+    )
+    followup_reason: str | None = Field(
+        description="Why this follow-up was asked: the first point the main answer missed "
+        "that a follow-up probes, or the hardest follow-up when none was missed."
+    )
+    followup_answer: str
+    started_at: datetime | None
+    deadline: datetime | None
+    followup_deadline: datetime | None
+    suggested_points: list[int] | None = Field(
+        description="The rubric points the answers seem to make: while the question waits to "
+        "be graded, from the main and follow-up answers; afterwards, as they were suggested."
+    )
+    suggested_reasons: dict[int, str] | None = Field(
+        description="While the question waits to be graded: for each suggested point, the "
+        "words of the answers that made it."
+    )
+    confirmed_points: list[int] | None
+    rating: int | None
+
+    @classmethod
+    def of(cls, q: MockQuestion, catalog: Catalog) -> "QuestionOut":
+        asked = q.started_at is not None
+        card = catalog.card(q.card_id) if asked else None
+        followup = q.followup if q.submitted_at else None
+        probes, reason = (
+            followups.explain(card, q.answer, followup) if card and followup else (None, None)
+        )
+        phase = mocks.phase(q)
+        suggested, reasons = q.suggested_points, None
+        if card and phase == "grading":
+            check = mocks.suggestions(q, card)
+            suggested, reasons = check.points, check.reasons
+        return cls(
+            position=q.position,
+            card_id=q.card_id if asked else None,
+            topic=card.topic_slug if card else None,
+            phase=phase,
+            question_html=card.question_html if card else "",
+            answer=q.answer,
+            followup=followup,
+            followup_probes=probes,
+            followup_reason=reason,
+            followup_answer=q.followup_answer or "",
+            started_at=q.started_at and as_utc(q.started_at),
+            deadline=q.deadline and as_utc(q.deadline),
+            followup_deadline=q.followup_deadline and as_utc(q.followup_deadline),
+            suggested_points=suggested,
+            suggested_reasons=reasons,
+            confirmed_points=q.confirmed_points,
+            rating=q.rating,
+        )
+
+
+class MockOut(BaseModel):
+    id: int
+    preset: str
+    status: str
+    step: str
+    current: int | None
+    remaining_seconds: float | None
+    minutes_per_question: int
+    followups: bool
+    grade_after_each: bool
+    questions: list[QuestionOut]
+
+    @classmethod
+    def of(
+        cls, mock: MockSession, qs: list[MockQuestion], catalog: Catalog, now: datetime
+    ) -> "MockOut":
+        step = mocks.current_step(mock, qs, now, catalog)
+        current, active = step.question, mock.status == "active"
+        return cls(
+            id=mock.id,
+            preset=mock.preset,
+            status=mock.status,
+            step=step.kind if active else mock.status,
+            current=current.position if current and active else None,
+            remaining_seconds=mocks.remaining_seconds(current, now) if current else None,
+            minutes_per_question=mock.minutes_per_question,
+            followups=mock.followups,
+            grade_after_each=mock.grade_after_each,
+            questions=[QuestionOut.of(q, catalog) for q in qs],
+        )
+
+
+class SavedOut(BaseModel):
+    saved_at: datetime
+    remaining_seconds: float
+
+    @classmethod
+    def of(cls, question: MockQuestion, now: datetime) -> "SavedOut":
+        return cls(saved_at=now, remaining_seconds=mocks.remaining_seconds(question, now))
+
+
+class HistoryOut(BaseModel):
+    """One past (or running) session in the history."""
+
+    id: int
+    preset: str
+    status: str
+    created_at: OffsetTime
+    score: float | None = Field(
+        description="Rubric points made over points asked, graded questions only."
+    )
+    questions: int = Field(description="Questions in the session, asked or not.")
+
+    @classmethod
+    def of(cls, report: reports.Report) -> "HistoryOut":
+        mock = report.mock
+        return cls(
+            id=mock.id,
+            preset=mock.preset,
+            status=mock.status,
+            created_at=as_utc(mock.created_at),
+            score=report.score,
+            questions=report.planned,
+        )
+
+
+class QuestionReportOut(BaseModel):
+    position: int
+    card_id: str
+    topic: str
+    seconds_used: float | None
+    followup_seconds_used: float | None
+    followup: str | None
+    followup_probes: list[int]
+    followup_reason: str | None
+    points_made: list[int]
+    points_total: int
+    coverage: float | None = Field(description="Points made over points asked, once graded.")
+    rating: int | None
+
+    @classmethod
+    def of(cls, q: reports.QuestionReport) -> "QuestionReportOut":
+        return cls(
+            position=q.position,
+            card_id=q.card.id,
+            topic=q.card.topic_slug,
+            seconds_used=q.seconds_used,
+            followup_seconds_used=q.followup_seconds_used,
+            followup=q.followup,
+            followup_probes=q.followup_probes,
+            followup_reason=q.followup_reason,
+            points_made=q.points_made,
+            points_total=q.points_total,
+            coverage=q.coverage,
+            rating=q.rating,
+        )
+
+
+class WeakTopicOut(BaseModel):
+    topic: str
+    title: str
+    coverage: float
+
+
+class ReportOut(BaseModel):
+    id: int
+    status: str
+    score: float | None
+    questions: list[QuestionReportOut] = Field(
+        description="The questions asked so far; one not yet started is not shown."
+    )
+    weakest_topics: list[WeakTopicOut] = Field(description="Lowest rubric coverage first.")
+
+    @classmethod
+    def of(cls, report: reports.Report) -> "ReportOut":
+        return cls(
+            id=report.mock.id,
+            status=report.mock.status,
+            score=report.score,
+            questions=[QuestionReportOut.of(q) for q in report.questions],
+            weakest_topics=[
+                WeakTopicOut(topic=slug, title=title, coverage=coverage)
+                for slug, title, coverage in report.weakest_topics
+            ],
+        )
