@@ -188,6 +188,9 @@ class MockQuestion(Base):
     position: Mapped[int] = mapped_column(Integer)  # 1-based
     card_id: Mapped[str] = mapped_column(String(80))
     followup: Mapped[str | None] = mapped_column(Text)  # the follow-up question asked
+    # Why that follow-up, kept when it was chosen: the content and the grader may change later.
+    followup_probes: Mapped[list[int] | None] = mapped_column(JSON, default=None)
+    followup_reason: Mapped[str | None] = mapped_column(Text, default=None)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     answer: Mapped[str] = mapped_column(Text, default="")

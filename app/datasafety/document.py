@@ -281,6 +281,9 @@ class MockQuestionDoc(Record):
     position: Annotated[int, Field(ge=1, le=100)]
     card_id: CardId
     followup: Text | None
+    # Why the follow-up was chosen, as kept then (absent in older exports).
+    followup_probes: Points | None = None
+    followup_reason: Text | None = None
     started_at: Time | None
     deadline: Time | None
     answer: Text

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from app import grading
 from app.content.catalog import CardView
+from app.models import MockQuestion
 
 
 @dataclass(frozen=True)
@@ -49,9 +50,17 @@ def choose(card: CardView, answer: str) -> Chosen:
     return Chosen(index, followups[index].question, probes, reason)
 
 
-def explain(card: CardView, answer: str, asked: str) -> tuple[list[int], str | None]:
-    """The points the follow-up `asked` probes, and why it was chosen for `answer` (None when
-    the content changed since, so the choice can no longer be told)."""
+def explain(card: CardView | None, question: MockQuestion) -> tuple[list[int], str | None]:
+    """The points the follow-up asked probes, and why it was chosen: as kept when it was
+    chosen; for a session from before that was kept, worked out again from the answer (the
+    reason is None when the content changed since, so the choice can no longer be told)."""
+    asked = question.followup
+    if asked is None:
+        return [], None
+    if question.followup_reason is not None:
+        return list(question.followup_probes or []), question.followup_reason
+    if card is None:
+        return [], None
     probes = next((list(f.probes) for f in card.card.followups if f.question == asked), [])
-    chosen = choose(card, answer)
+    chosen = choose(card, question.answer)
     return probes, chosen.reason if chosen.question == asked else None

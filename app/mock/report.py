@@ -70,7 +70,7 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
         points = list(q.confirmed_points or [])
         # Which follow-up is asked is decided when the main answer is in.
         followup = q.followup if q.submitted_at else None
-        probes, reason = followups.explain(card, q.answer, followup) if followup else ([], None)
+        probes, reason = followups.explain(card, q) if followup else ([], None)
         row = QuestionReport(
             position=q.position,
             card=card,

@@ -297,7 +297,9 @@ def _submit_main(question: MockQuestion, when: datetime, card: CardView | None) 
     once with its own clock."""
     question.submitted_at = when
     if question.followup and card is not None:
-        question.followup = followup.choose(card, question.answer).question
+        chosen = followup.choose(card, question.answer)
+        question.followup = chosen.question
+        question.followup_probes, question.followup_reason = chosen.probes, chosen.reason
     if question.followup:
         assert question.deadline is not None and question.started_at is not None
         minutes = round((as_utc(question.deadline) - as_utc(question.started_at)).seconds / 60)

@@ -5,10 +5,12 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
 from app import grading
 from app.content.loader import load_catalog
 from app.mock import followup
+from app.models import MockQuestion
 from tests.conftest import ClientFactory, FakeClock
 from tests.content.helpers import write_topic
 
@@ -202,3 +204,42 @@ def test_the_card_api_keeps_follow_ups_as_strings_beside_their_probes(
     page = client.get("/cards/t-ring").text
     assert "Which phase could a switch do for you" in page
     assert "probes" not in page
+
+
+def test_why_a_follow_up_was_asked_is_kept_from_when_it_was_chosen(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mock_id = _session(client)
+    main = {"position": 1, "part": "main", "text": ONLY_PHASES}
+    asked = client.post(f"/api/mock/{mock_id}/submit", json=main).json()["questions"][0]
+    # Whatever the grader would say today (a new version reads answers differently), the
+    # session and its report keep what the interviewer decided then.
+    monkeypatch.setattr(followup, "choose", lambda card, answer: pytest.fail("chosen again"))
+    client.post(f"/api/mock/{mock_id}/submit", json={"position": 1, "part": "followup",
+                                                     "text": "2(N-1)α"})  # fmt: skip
+    client.post(f"/api/mock/{mock_id}/grade", json={"position": 1, "points": [0], "rating": 3})
+    for path in (f"/api/mock/{mock_id}", f"/api/mock/{mock_id}/report"):
+        question = client.get(path).json()["questions"][0]
+        assert question["followup"] == LATENCY
+        assert question["followup_probes"] == asked["followup_probes"] == [1]
+        assert question["followup_reason"] == asked["followup_reason"]
+    exported = client.get("/api/export").json()
+    kept = exported["mock_sessions"][0]["questions"][0]
+    assert (kept["followup_probes"], kept["followup_reason"]) == (
+        [1],
+        "it probes point 2, which your answer did not make",
+    )
+
+
+def test_a_session_from_before_reasons_were_kept_works_its_reason_out(
+    client: TestClient,
+) -> None:
+    mock_id = _session(client)
+    main = {"position": 1, "part": "main", "text": ONLY_PHASES}
+    client.post(f"/api/mock/{mock_id}/submit", json=main)
+    database = client.app.state.database  # type: ignore[attr-defined]
+    with database.write_session() as session:
+        session.execute(update(MockQuestion).values(followup_probes=None, followup_reason=None))
+    question = client.get(f"/api/mock/{mock_id}").json()["questions"][0]
+    assert question["followup_probes"] == [1]
+    assert question["followup_reason"] == "it probes point 2, which your answer did not make"

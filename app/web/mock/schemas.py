@@ -106,9 +106,7 @@ class QuestionOut(BaseModel):
         asked = q.started_at is not None
         card = catalog.card(q.card_id) if asked else None
         followup = q.followup if q.submitted_at else None
-        probes, reason = (
-            followups.explain(card, q.answer, followup) if card and followup else (None, None)
-        )
+        probes, reason = followups.explain(card, q) if card and followup else (None, None)
         phase = mocks.phase(q)
         suggested, reasons = q.suggested_points, None
         if card and phase == "grading":
