@@ -4,31 +4,44 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app import locks
+from app.content import quantity
 from app.content.schema import NumericCard
 from app.drills import engine
 from app.drills.engine import Draw, Outcome
+from app.errors import FieldError
 from app.models import Attempt
 
 MAX_ANSWER_LENGTH = 200
 
 
-class AnswerTooLong(ValueError):
-    pass
+class AnswerTooLong(FieldError):
+    def __init__(self, message: str) -> None:
+        super().__init__("answer", message, "value_error")
 
 
-class KeyReused(ValueError):
+class KeyReused(FieldError):
     """An idempotency key already used for an attempt at another card."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("idempotency_key", message, "value_error")
 
 
 def check(card: NumericCard, seed: int | None, answer: str) -> tuple[Draw, Outcome]:
     """Draw the same question again from its seed and grade the typed answer.
 
-    Raises DrillError for a bad seed, QuantityError for an unreadable answer, AnswerTooLong.
+    Raises FieldError naming `seed` for a seed that draws nothing, `answer` for an answer too
+    long or not a quantity.
     """
     if len(answer) > MAX_ANSWER_LENGTH:
         raise AnswerTooLong(f"at most {MAX_ANSWER_LENGTH} characters, got {len(answer)}")
-    drawn = engine.draw(card, seed)
-    return drawn, engine.grade(drawn, answer)
+    try:
+        drawn = engine.draw(card, seed)
+    except engine.DrillError as error:
+        raise FieldError("seed", str(error), "value_error") from error
+    try:
+        return drawn, engine.grade(drawn, answer)
+    except quantity.QuantityError as error:
+        raise FieldError("answer", str(error), "value_error") from error
 
 
 def record(

@@ -5,9 +5,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
-from app.content import quantity
 from app.drills import attempts, engine
 from app.drills.present import DrawView, numeric, present
+from app.errors import FieldError
 from app.web.api_models import AttemptIn, AttemptOut, AttemptRecordOut, DrawOut
 from app.web.deps import CardDep, DatabaseDep, RendererDep, SessionDep, TemplatesDep, UserDep
 from app.web.text import CLEAN
@@ -65,27 +65,13 @@ def attempt_api(
     _numeric(card)
     model = numeric(card)
     assert model is not None
-    try:
-        drawn, outcome = attempts.check(model, body.seed, body.answer)
-    except (engine.DrillError, quantity.QuantityError, attempts.AnswerTooLong) as error:
-        field = "seed" if isinstance(error, engine.DrillError) else "answer"
-        raise HTTPException(
-            status_code=422,
-            detail=[{"loc": ["body", field], "msg": str(error), "type": "value_error"}],
-        ) from None
-    try:
-        with database.write_session() as session:
-            row = attempts.record(
-                session, user_id, drawn, body.answer, outcome, body.duration_ms,
-                body.idempotency_key,
-            )  # fmt: skip
-            if row.answer != body.answer or row.seed != drawn.seed:  # a resend: the first
-                drawn, outcome = attempts.check(model, row.seed, row.answer)
-    except attempts.KeyReused as error:
-        raise HTTPException(
-            status_code=422,
-            detail=[{"loc": ["body", "idempotency_key"], "msg": str(error), "type": "value_error"}],
-        ) from None
+    drawn, outcome = attempts.check(model, body.seed, body.answer)  # 422s: app.web.errors
+    with database.write_session() as session:
+        row = attempts.record(
+            session, user_id, drawn, body.answer, outcome, body.duration_ms, body.idempotency_key
+        )
+        if row.answer != body.answer or row.seed != drawn.seed:  # a resend: the first
+            drawn, outcome = attempts.check(model, row.seed, row.answer)
     view = present(renderer, card, drawn.seed)
     return AttemptOut(
         id=row.id,
@@ -137,8 +123,8 @@ def attempt_page(
         with database.write_session() as session:
             attempts.record(session, user_id, drawn, answer, outcome, None)
         verdict = {"correct": outcome.correct, "message": message(outcome, drawn)}
-    except (engine.DrillError, quantity.QuantityError, attempts.AnswerTooLong) as problem:
-        error = str(problem)
+    except FieldError as problem:
+        error = problem.message
     view: DrawView | None = None
     try:
         view = present(renderer, card, seed)
