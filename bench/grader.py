@@ -17,6 +17,9 @@ a 300-word answer (target: under 20 ms), beside the keyword matcher's time on th
 Measured after the third round (before it): tuning F1 0.907, 0.36 points per wrong answer
 (0.878, 0.39); held-out 0.821, 0.44 (0.789, 0.44); held-out 2 0.893, 0.25 (0.844, 0.33);
 held-out 3 0.915, 0.00 (0.892, 0.00); about 8 ms per 300-word check (about 6 ms).
+Then every rubric point's keywords were widened to the ways people say it (written from the
+rubrics and the tuning answers; the held-out answers were not read): tuning 0.962, 0.33;
+held-out 0.860, 0.50; held-out 2 0.903, 0.25; held-out 3 0.945, 0.17; about 3 ms a check.
 """
 
 import re
