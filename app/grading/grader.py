@@ -122,18 +122,18 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
     score = (weights[0] + SUPPORT * sum(weights[1:])) if weights else 0.0
     if point.own_words:
         said = [
-            (w, weight)
+            (w, weight, written)
             for w, weight in zip(point.own_words, point.own_weights, strict=True)
-            if _said(w, answer, point.about)
+            if (written := _said(w, answer, point.about)) is not None
         ]
         total = sum(point.own_weights)
-        share = sum(weight for _w, weight in said) / total if total else 0.0
+        share = sum(weight for _w, weight, _written in said) / total if total else 0.0
         own = sum(1 for weight in point.own_weights if weight > ECHO_COVER)
         score += COVERAGE * share * min(1.0, own / MIN_WORDS)
         found += [
-            f"{w.stem}…"
-            for w, weight in said
-            if weight > ECHO_COVER and not any(w.stem in f.lower() for f in found)
+            f"{written}…"
+            for w, weight, written in said
+            if weight > ECHO_COVER and not any(w.stem in _letters(f) for f in found)
         ]
     if denied >= SINGLE_WORD:
         score -= DENIED
@@ -179,15 +179,27 @@ def _said_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) ->
     )
 
 
-def _said(word: Word, answer: Answer, about: frozenset[str]) -> bool:
+def _said(word: Word, answer: Answer, about: frozenset[str]) -> str | None:
+    """The answer's word that says `word` (as the answer wrote it), or None."""
     similar = answer.similar(word.stem)
-    return any(
-        w.stem in similar
-        and w.negated == word.negated
-        and about_the_same(about, c.subject_at(w.start))
-        for c in answer.clauses
-        for w in c.words
-    )
+    for c in answer.clauses:
+        for w in c.words:
+            if (
+                w.stem in similar
+                and w.negated == word.negated
+                and about_the_same(about, c.subject_at(w.start))
+            ):
+                written = _WORD.match(c.text, w.start)
+                return written.group() if written else w.stem
+    return None
+
+
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def _letters(text: str) -> str:
+    """A reason's text as stems compare with it: "all-gather" holds the stem "allgath"."""
+    return re.sub(r"\W", "", text.lower())
 
 
 def _reason(found: list[str]) -> str:

@@ -96,3 +96,17 @@ def test_most_of_a_long_phrase_is_evidence_too() -> None:
     assert points_made(rubric, "look at tensor pipe activity, it shows real math").points == [0]
     assert points_made(rubric, "tensor activity shows real math, not util").points == [0]
     assert points_made(rubric, "the pipe is active").points == []
+
+
+def test_a_reason_quotes_the_answers_own_words_not_their_stems() -> None:
+    catalog = load_catalog(Path(__file__).parents[2] / "content")
+    card = catalog.card("par-zero3-volume")
+    assert card is not None
+    answer = (
+        "zero-3 gathers the params in forward and again in backward, then reduce-scatters "
+        "grads: 3 psi total, 1.5x plain DP"
+    )
+    reason = check(card, answer).reasons[2]
+    assert "the point's words " in reason
+    words = reason.split("the point's words ")[1].split(", ")
+    assert words and all(word.lower() in answer.lower() for word in words), words
