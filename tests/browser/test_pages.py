@@ -130,3 +130,17 @@ def test_forms_with_errors_are_accessible(page: Any, module_server: str) -> None
     page.keyboard.press("Enter")
     page.locator("#questions-error").wait_for()
     audit(page, "mock-new-error")
+
+
+def test_no_page_is_wider_than_a_phone(page: Any, module_server: str) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    for name, path, _controls in PAGES:
+        page.goto(module_server + path)
+        # Real topic titles are longer than the fixture's: a select of them must not widen
+        # the page (the Anki deck's topic list on the settings page once did).
+        page.evaluate(
+            "for (const option of document.querySelectorAll('select option'))"
+            " option.textContent = option.textContent + ' and a much longer title'.repeat(3)"
+        )
+        wider = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert wider <= 0, f"{name} is {wider}px wider than the phone"
