@@ -43,7 +43,7 @@ from app.grading import check  # noqa: E402
 
 ANSWERS = ROOT / "tests" / "grading"
 SETS = {
-    "tuning": (ANSWERS / "answers_tuning.yml", ANSWERS / "answers_tuning2.yml"),
+    "tuning": tuple(sorted(ANSWERS.glob("answers_tuning*.yml"))),  # tuning.yml, tuning2.yml, …
     "held-out": (ANSWERS / "answers_heldout.yml",),
     "held-out 2": (ANSWERS / "answers_heldout2.yml",),
     "held-out 3": (ANSWERS / "answers_heldout3.yml",),
