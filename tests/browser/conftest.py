@@ -66,12 +66,19 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    """A fresh page (own cookies and storage) at desktop width, under the app's real CSP.
+    """A fresh page (own cookies and storage) at desktop width, under the app's real CSP."""
+    with watched_page(browser) as opened:
+        yield opened
 
-    The test fails on a script error or on anything the Content-Security-Policy blocked
-    (an inline script or style attribute), since users would lose that silently.
-    """
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+
+@contextmanager
+def watched_page(browser: Any, **options: Any) -> Iterator[Any]:
+    """A fresh page of `browser` (desktop width and the light theme unless `options` say
+    otherwise) that fails the test on a script error or on anything the
+    Content-Security-Policy blocked (an inline script or style attribute), since users would
+    lose that silently."""
+    options = {"viewport": {"width": 1280, "height": 900}, "color_scheme": "light", **options}
+    context = browser.new_context(**options)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
@@ -83,8 +90,10 @@ def page(browser: Any) -> Iterator[Any]:
             else None
         ),
     )
-    yield opened
-    context.close()
+    try:
+        yield opened
+    finally:
+        context.close()
     assert errors == [], f"errors on the page: {errors}"
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.browser.audit import audit
-from tests.browser.conftest import CHROMIUM
+from tests.browser.conftest import CHROMIUM, watched_page
 
 FAKE_MICROPHONE = [
     "--use-fake-device-for-media-stream",  # a generated tone instead of a real microphone
@@ -32,23 +32,8 @@ def voice_browser(browser: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def voice_page(voice_browser: Any) -> Iterator[Any]:
-    context = voice_browser.new_context(
-        viewport={"width": 1280, "height": 900}, color_scheme="light"
-    )
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.on(
-        "console",
-        lambda message: (
-            errors.append(message.text)
-            if message.type == "error" and "Content Security Policy" in message.text
-            else None
-        ),
-    )
-    yield opened
-    context.close()
-    assert errors == [], f"errors on the page: {errors}"
+    with watched_page(voice_browser) as opened:
+        yield opened
 
 
 def answering(page: Any, live_server: str) -> str:

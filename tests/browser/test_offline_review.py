@@ -17,7 +17,7 @@ from fastapi import FastAPI
 
 from app.config import Settings
 from app.main import create_app
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, watched_page
 from tests.conftest import FIXTURE_CONTENT
 from tests.servers import free_port, serving
 
@@ -49,23 +49,8 @@ def server(database: Path) -> Iterator[str]:
 @contextmanager
 def phone(browser: Any, scheme: str = "light", **options: Any) -> Iterator[tuple[Any, Any]]:
     """A phone-sized context and page that fail the test on a script error or a CSP refusal."""
-    context = browser.new_context(viewport=PHONE, color_scheme=scheme, **options)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on(
-        "console",
-        lambda message: (
-            errors.append(message.text)
-            if message.type == "error" and "Content Security Policy" in message.text
-            else None
-        ),
-    )
-    try:
-        yield context, page
-    finally:
-        context.close()
-    assert errors == [], f"errors on the page: {errors}"
+    with watched_page(browser, viewport=PHONE, color_scheme=scheme, **options) as page:
+        yield page.context, page
 
 
 def logs(database: Path) -> list[tuple[str, int, str, str]]:

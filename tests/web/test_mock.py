@@ -12,8 +12,9 @@ from app.config import Settings
 from app.content.loader import load_catalog
 from app.main import create_app
 from app.mock import rubric, selection
-from app.models import MockQuestion, MockSession, ReviewLog, User
+from app.models import MockQuestion, ReviewLog
 from tests.conftest import FIXTURE_CONTENT, ClientFactory, FakeClock, loopback_client
+from tests.web.others import other_users_mock
 
 START = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 MAIN = {"position": 1, "part": "main"}
@@ -213,15 +214,7 @@ def test_unfinished_session_is_offered_and_abandoning_is_explicit(client: TestCl
 def test_a_session_is_visible_only_to_its_owner(client: TestClient, clock: FakeClock) -> None:
     database = client.app.state.database  # type: ignore[attr-defined]
     with database.write_session() as session:
-        other = User(username="other", display_name="Other")
-        session.add(other)
-        session.flush()
-        theirs = MockSession(
-            user_id=other.id, preset="custom", minutes_per_question=5, followups=False,
-            grade_after_each=True, topics=[], status="active", created_at=START,
-        )  # fmt: skip
-        session.add(theirs)
-        session.flush()
+        theirs = other_users_mock(session, START)
         their_id = theirs.id
     for method, path in (
         ("get", f"/api/mock/{their_id}"),

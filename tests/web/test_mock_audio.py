@@ -13,8 +13,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.mock import audio
-from app.models import MockAudioChunk, MockQuestion, MockSession, User
+from app.models import MockAudioChunk, MockQuestion
 from tests.conftest import ClientFactory, FakeClock
+from tests.web.others import other_users_mock
 
 START = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 WEBM = "audio/webm;codecs=opus"
@@ -98,15 +99,7 @@ def test_chunks_join_in_order_and_a_resent_chunk_changes_nothing(
 def test_recordings_are_served_to_their_owner_only(client: TestClient) -> None:
     database = client.app.state.database  # type: ignore[attr-defined]
     with database.write_session() as session:
-        other = User(username="other", display_name="Other")
-        session.add(other)
-        session.flush()
-        theirs = MockSession(
-            user_id=other.id, preset="custom", minutes_per_question=5, followups=False,
-            grade_after_each=True, topics=[], status="active", created_at=START,
-        )  # fmt: skip
-        session.add(theirs)
-        session.flush()
+        theirs = other_users_mock(session, START)
         question = MockQuestion(
             session_id=theirs.id, position=1, card_id="alpha-ring-bytes", answer="",
             followup_answer="", started_at=START, deadline=datetime(2026, 4, 1, 9, 5, tzinfo=UTC),

@@ -29,8 +29,8 @@ from app.web.deps import (
     UserDep,
 )
 from app.web.errors import error_detail
-from app.web.identity import csrf_token
 from app.web.review.schemas import GradeIn, GradeOut
+from app.web.templating import request_context
 
 # Served without signing in: a browser fetches both before it knows who you are.
 public_router = APIRouter()
@@ -178,13 +178,14 @@ def offline_api(
             planned=planned,
         )
     card_template = templates.get_template("cards/_card.html")
+    per_request = request_context(request)  # outside TemplateResponse: added by hand
     cards = []
     for item in snapshot.cards:
         view = catalog.card(item.card_id)
         assert view is not None
         html = card_template.render(
             request=request,
-            csrf_token=csrf_token(request),
+            **per_request,
             card=view,
             inline=False,
             open_answer=False,
@@ -207,7 +208,7 @@ def offline_api(
         generated_at=now.isoformat(),
         version=request.app.version,
         owner=owner_of(request, user_id),
-        csrf_token=csrf_token(request),
+        csrf_token=per_request["csrf_token"],
         scheduler=offline.scheduler_config(
             settings.desired_retention, fuzz, settings.fsrs_parameters
         ),

@@ -23,8 +23,8 @@ from app.web.deps import (
     TopicDep,
     UserDep,
 )
-from app.web.identity import csrf_token
 from app.web.plan.panel import plan_context
+from app.web.templating import request_context
 from app.web.topics.pages import TopicPagesDep
 from app.web.topics.schemas import CardOut, TopicOut, TopicSummaryOut
 
@@ -93,10 +93,10 @@ async def topic_page(
     page = pages.rendered(topic)
     if page is None:
         page = await run_in_threadpool(pages.page, topic, catalog)
-    token = csrf_token(request)
-    context = {"request": request, "topic": topic, "mastery": mastery, "csrf_token": token}
+    # Rendered outside TemplateResponse, so the request's own values are added here.
+    context = {"request": request, "topic": topic, "mastery": mastery, **request_context(request)}
     frame = templates.get_template("topics/show.html")
-    return page.respond(frame, context, token)
+    return page.respond(frame, context, context["csrf_token"])
 
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse, include_in_schema=False)
