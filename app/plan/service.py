@@ -150,11 +150,19 @@ def _ahead(
 
 
 def compute(
-    db: Session | Connection, user_id: int, catalog: Catalog, now: datetime, cache: PlanCache
+    db: Session | Connection,
+    user_id: int,
+    catalog: Catalog,
+    now: datetime,
+    cache: PlanCache,
+    settings: srs_settings.Settings | None = None,
 ) -> tuple[StoredPlan, Plan] | None:
-    """The user's plan from now to the loop, or None without a loop date (or once it passed)."""
+    """The user's plan from now to the loop, or None without a loop date (or once it passed).
+
+    `settings`: the user's review settings when the caller has read them already (a page).
+    """
     connection = connection_of(db)
-    found = _ahead(connection, user_id, now, None)
+    found = _ahead(connection, user_id, now, settings)
     if found is None:
         return None
     row, settings, today = found
@@ -244,10 +252,15 @@ _OVERDUE = text(
 ).bindparams(bindparam("start", type_=DateTime(timezone=True)))
 
 
-def overdue(db: Session | Connection, user_id: int, now: datetime) -> int:
+def overdue(
+    db: Session | Connection,
+    user_id: int,
+    now: datetime,
+    settings: srs_settings.Settings | None = None,
+) -> int:
     """Cards that were due before today began: what is behind."""
     connection = connection_of(db)
-    settings = srs_settings.load(connection, user_id)
+    settings = settings or srs_settings.load(connection, user_id)
     day = study_day(now, settings.timezone, settings.day_boundary_hour)
     start = day_start(day, settings.timezone, settings.day_boundary_hour)
     return int(connection.execute(_OVERDUE, {"user_id": user_id, "start": start}).scalar() or 0)

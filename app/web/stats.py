@@ -1,7 +1,6 @@
 """Statistics: the page with its charts, and the same numbers as JSON."""
 
 from datetime import date
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
@@ -38,15 +37,10 @@ class StatsOut(BaseModel):
     heatmap: list[DayCountOut]
 
 
-def _compute(session: Any, user_id: int, catalog: Any, now: Any) -> stats.Stats:
-    settings = srs_settings.load(session, user_id)
-    return stats.compute(session, user_id, catalog, settings, now)
-
-
 @router.get("/api/stats", tags=["review"])
 def stats_api(catalog: CatalogDep, session: SessionDep, user_id: UserDep, now: NowDep) -> StatsOut:
     """Reviews per day, true retention (young/mature), due forecast, counts, mastery, streak."""
-    result = _compute(session, user_id, catalog, now)
+    result = stats.compute(session, user_id, catalog, srs_settings.load(session, user_id), now)
 
     def days(series: list[tuple[date, int]]) -> list[DayCountOut]:
         return [DayCountOut(day=d, count=c) for d, c in series]
@@ -76,7 +70,8 @@ def stats_page(
     user_id: UserDep,
     now: NowDep,
 ) -> HTMLResponse:
-    result = _compute(session, user_id, catalog, now)
+    settings = srs_settings.load(session, user_id)
+    result = stats.compute(session, user_id, catalog, settings, now)
     heat_max = max((c for _d, c in result.heatmap), default=0)
     offset = result.heatmap[0][0].weekday()  # Monday on the top row, as most calendars do
     cells = [
@@ -90,7 +85,7 @@ def stats_page(
         "per_day_max": max((c for _d, c in result.reviews_per_day), default=0),
         "forecast_max": max((c for _d, c in result.forecast), default=0),
         "topics": catalog.topics,
-        **plan_context(request, session, catalog, user_id, now),
+        **plan_context(request, session, catalog, user_id, now, settings),
     }
     return templates.TemplateResponse(request, "stats/show.html", context)
 

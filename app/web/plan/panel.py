@@ -33,18 +33,23 @@ PLAN_ERRORS = {
 
 
 def plan_context(
-    request: Request, session: Any, catalog: Any, user_id: int, now: Any
+    request: Request,
+    session: Any,
+    catalog: Any,
+    user_id: int,
+    now: Any,
+    settings: srs_settings.Settings,
 ) -> dict[str, Any]:
-    """What the home and settings pages show of the plan: the plan, or the form's defaults."""
-    found = service.compute(session, user_id, catalog, now, plan_cache(request))
-    settings = srs_settings.load(session, user_id)
+    """What the home, settings and stats pages show of the plan: the plan, or the form's
+    defaults. `settings`: the user's review settings, which the page has read already."""
+    found = service.compute(session, user_id, catalog, now, plan_cache(request), settings)
     today = study_day(now, settings.timezone, settings.day_boundary_hour)
     code = request.query_params.get("plan_error")
     return {
         "plan": PlanOut.of(*found) if found else None,
         "plan_chart": readiness_chart(found[1].trajectory) if found else None,
         "plan_min_date": today + timedelta(days=1),
-        "plan_behind": service.overdue(session, user_id, now) if found else 0,
+        "plan_behind": service.overdue(session, user_id, now, settings) if found else 0,
         "plan_error": PLAN_ERRORS.get(code or ""),
         "plan_saved": request.query_params.get("plan"),
     }

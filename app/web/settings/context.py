@@ -51,8 +51,9 @@ def settings_context(
     """Everything the settings page shows: review settings, the account and its tokens, the
     plan, the memory model, and the outcome of the form just posted."""
     params = request.query_params
+    settings = srs_settings.load(session, user_id)
     return {
-        "values": outcome.values or asdict(srs_settings.load(session, user_id)),
+        "values": outcome.values or asdict(settings),
         "saved": outcome.saved,
         "errors": outcome.errors,
         "zones": zones(),
@@ -66,8 +67,13 @@ def settings_context(
         "data_result": outcome.data_result,
         "memory": memory_context(session, user_id, params.get("optimize")),
         **plan_context(
-            request, session, request.app.state.catalog, user_id, request.app.state.clock()
-        ),
+            request,
+            session,
+            request.app.state.catalog,
+            user_id,
+            request.app.state.clock(),
+            settings,
+        ),  # fmt: skip
     }
 
 

@@ -44,8 +44,8 @@ def home(
     now: NowDep,
 ) -> HTMLResponse:
     total_cards = sum(len(t.cards) for t in catalog.topics)
-    plan = plan_context(request, session, catalog, user_id, now)
     settings = srs_settings.load(session, user_id)
+    plan = plan_context(request, session, catalog, user_id, now, settings)
     cache = request.app.state.plan_cache
     planned = plan_service.today(session, user_id, catalog, now, cache, settings)
     context = {
