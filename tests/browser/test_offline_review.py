@@ -106,6 +106,13 @@ def grade_current(page: Any, key: str) -> str:
     return card
 
 
+def says(page: Any, text: str) -> None:
+    """Wait until the sync bar says `text`: it is redrawn after the grade is stored."""
+    page.wait_for_function(
+        "text => document.querySelector('#sync-status')?.textContent.includes(text)", arg=text
+    )
+
+
 def test_review_offline_reload_and_sync(browser: Any, server: str, database: Path) -> None:
     with phone(browser) as (context, page):
         ready_offline(page, server)
@@ -123,12 +130,14 @@ def test_review_offline_reload_and_sync(browser: Any, server: str, database: Pat
 
         graded = [grade_current(page, "3"), grade_current(page, "4")]
         bar = page.locator("#sync-status")
+        says(page, "2 grades waiting")  # the bar is redrawn once the grade is stored
         assert "Offline" in bar.inner_text() and "2 grades waiting" in bar.inner_text()
         assert graded[0] == first
 
         # A reload with no network: the service worker's copy of the page, this device's cards.
         page.reload()
         page.wait_for_selector("#review-session[data-offline='1'][data-card]")
+        says(page, "2 grades waiting")
         assert "2 grades waiting" in bar.inner_text()
         assert page.locator("#review-session").get_attribute("data-card") not in graded
         labels = page.locator("#review-session .grade small").all_text_contents()
@@ -150,6 +159,7 @@ def test_review_offline_reload_and_sync(browser: Any, server: str, database: Pat
             "card => document.querySelector('#review-session')?.dataset.card === card",
             arg=graded[-1],
         )
+        says(page, "2 grades waiting")
         assert "2 grades waiting" in bar.inner_text()
         graded[-1] = grade_current(page, "1")
         given = waiting(page)
