@@ -85,10 +85,12 @@ class RubricPoint(Strict):
 
 
 class Followup(Strict):
-    """A follow-up question, and the rubric points (0-based) a weak answer to it would miss."""
+    """A follow-up question, the rubric points (0-based) a weak answer to it would miss, and a
+    short reference answer (two to five sentences, with the number or formula that settles it)."""
 
     question: Text
     probes: list[int] = []
+    answer: Text | None = None
 
 
 class Misplaced(ValueError):
