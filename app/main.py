@@ -46,7 +46,7 @@ from app.web import (
 from app.web import errata as errata_pages
 from app.web import glossary as glossary_pages
 from app.web import settings as settings_pages
-from app.web.identity import resolve_for_members
+from app.web.identity import forms_are_for_browsers, resolve_for_members
 from app.web.review import offline
 from app.web.security import EdgeApp, LocalOnlyMiddleware, SecurityMiddleware
 from app.web.settings import account as settings_account
@@ -135,6 +135,8 @@ def create_app(
         redoc_url=None,
         openapi_url="/openapi.json" if docs else None,
         max_body_size=settings.max_body_bytes,
+        # A token is for the JSON API: no form route takes one (app.web.identity).
+        dependencies=[Depends(forms_are_for_browsers)],
     )
     app.state.auth_policy = auth_policy
     app.state.settings = settings

@@ -267,17 +267,23 @@ def change_password(
     new: str,
     keep_session_id: int | None,
     *,
-    revoke_tokens: bool = False,
+    address: str,
+    now: datetime,
+    revoke_tokens: bool = True,
 ) -> None:
-    """Change it and end every other session of the user (ASVS 7.4.3), and on request every
-    API token. Both hashes are computed outside the write transaction; the change applies
+    """Change it and end every other session of the user (ASVS 7.4.3) and, unless asked to
+    keep them, every API token. The current password is checked as a sign-in is: a failure
+    counts toward the account's limit, and past it TooManyAttempts is raised. Both hashes are computed outside the write transaction; the change applies
     only if the password was not changed meanwhile."""
-    with database.read_session() as session:
+    with database.write_session() as session:
         found = session.execute(
             select(User.username, User.password_hash).where(User.id == user_id)
         ).one_or_none()
-    if found is None:
-        raise AccountError("current_password", "this account no longer exists")
+        if found is None:
+            raise AccountError("current_password", "this account no longer exists")
+        # A wrong current password is a failed sign-in: it counts toward the account's limit
+        # (recorded as failed before the check), so a stolen session cannot guess it freely.
+        claim = _claim_attempt(session, found[0], address, now)
     username, stored = found
     matches, _ = passwords.verify(current, stored)
     if not matches:
@@ -294,6 +300,9 @@ def change_password(
             raise AccountError(
                 "current_password", "your password was changed meanwhile; sign in again"
             )
+        session.execute(
+            update(LoginAttempt).where(LoginAttempt.id == claim.attempt_id).values(succeeded=True)
+        )
         query = delete(AuthSession).where(AuthSession.user_id == user_id)
         if keep_session_id is not None:
             query = query.where(AuthSession.id != keep_session_id)

@@ -258,9 +258,14 @@ def _audio(text: str) -> str:
 
 
 def _audio_type(text: str) -> str:
-    if voice.media_type(text) != text:
-        raise ValueError("not an audio type Ringside keeps (audio/webm, audio/ogg, audio/mp4)")
-    return text
+    """The recording's type as Ringside stores it; anything but plain audio is refused."""
+    stored = voice.media_type(text)
+    if stored is None:
+        raise ValueError(
+            "not an audio type Ringside keeps (audio/webm, audio/ogg or audio/mp4, with at "
+            "most a codecs= list of codec names)"
+        )
+    return stored
 
 
 class RecordingDoc(Record):

@@ -70,17 +70,34 @@ class AudioRefused(DomainError):
         super().__init__(None, message, "value_error")
 
 
+# One codec name as RFC 6381 writes them ("opus", "vorbis", "mp4a.40.2", "avc1.42E01E"):
+# no slash, no quote, no space, so nothing after it can be read as another MIME type.
+_CODEC = r"[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*"
+_CODECS = re.compile(rf'codecs=(?P<q>"?)(?P<list>{_CODEC}(?:,{_CODEC}){{0,3}})(?P=q)', re.I)
+
+
 def media_type(content_type: str | None) -> str | None:
-    """The stored type, e.g. "audio/webm;codecs=opus", or None when it is not audio we keep."""
-    if not content_type:
+    """The stored type, e.g. "audio/webm;codecs=opus", or None when it is not audio we keep.
+
+    Only audio/webm, audio/ogg and audio/mp4, with at most a `codecs=` parameter of codec
+    names: anything else is refused, never trimmed, because a browser reads the last type of a
+    comma list ("audio/webm;codecs=x,text/html" is HTML to it). A list of several codecs is
+    stored quoted, so it stays one parameter.
+    """
+    if not content_type or len(content_type) > 100:
         return None
     kind, _, params = content_type.partition(";")
     kind = kind.strip().lower()
     if kind not in TYPES:
         return None
-    codecs = params.strip().replace(" ", "")
-    stored = f"{kind};{codecs}" if codecs.lower().startswith("codecs=") else kind
-    return stored if len(stored) <= 64 and stored.isascii() and stored.isprintable() else kind
+    params = params.strip()
+    if not params:
+        return kind
+    found = _CODECS.fullmatch(params)
+    if found is None:
+        return None
+    codecs = found["list"]
+    return f'{kind};codecs="{codecs}"' if "," in codecs else f"{kind};codecs={codecs}"
 
 
 def _window(question: MockQuestion, part: str) -> tuple[datetime, datetime] | None:

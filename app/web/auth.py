@@ -10,7 +10,7 @@ from app.auth import accounts
 from app.auth.passwords import PasswordRejected
 from app.web.deps import DatabaseDep, NowDep, TemplatesDep, UserDep
 from app.web.identity import cookie_name, policy, set_session_cookie
-from app.web.security import AccountsOnly, log_event, safe_next
+from app.web.security import AccountsOnly, client_of, log_event, safe_next
 from app.web.text import CLEAN
 
 router = APIRouter()
@@ -19,7 +19,7 @@ Text = Annotated[str, Form(max_length=512), CLEAN]
 
 
 def client_address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    return client_of(request.scope)
 
 
 @router.get(
@@ -58,7 +58,8 @@ def login(
         context = {"next": safe_next(next), "error": WRONG_PASSWORD, "username": username,
                    "mode": "login"}  # fmt: skip
         return templates.TemplateResponse(request, "auth/login.html", context, status_code=401)
-    _user_id, cookie = signed_in
+    user_id, cookie = signed_in
+    log_event("signed in", request.scope, user_id=user_id)
     set_session_cookie(request, cookie)
     return RedirectResponse(safe_next(next), status_code=303)
 
@@ -83,11 +84,12 @@ def register(
 ) -> Response:
     rules = policy(request)
     try:
-        _user_id, cookie = accounts.register_account(
+        user_id, cookie = accounts.register_account(
             database, username, password, client_address(request), now, policy=rules,
             invite_code=invite,
         )  # fmt: skip
     except accounts.TooManyAttempts as error:
+        log_event("registration throttled", request.scope)
         context = {"error": error.message, "username": username, "mode": rules.registration}
         return templates.TemplateResponse(
             request, "auth/register.html", context, status_code=429,
@@ -97,6 +99,7 @@ def register(
         message = error.message[0].upper() + error.message[1:]
         context = {"error": message, "username": username, "mode": rules.registration}
         return templates.TemplateResponse(request, "auth/register.html", context, status_code=422)
+    log_event("registered", request.scope, user_id=user_id)
     set_session_cookie(request, cookie)
     return RedirectResponse("/", status_code=303)
 
@@ -108,6 +111,7 @@ def logout(request: Request, database: DatabaseDep, user_id: UserDep) -> Respons
     if cookie:
         with database.write_session() as session:
             accounts.end_session(session, cookie, policy(request))
+    log_event("signed out", request.scope, user_id=user_id)
     set_session_cookie(request, "", clear=True)
     target = "/login" if request.app.state.settings.auth_mode == "accounts" else "/"
     return RedirectResponse(target, status_code=303)

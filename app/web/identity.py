@@ -18,7 +18,7 @@ import hmac
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
 from app.auth import accounts
@@ -146,6 +146,7 @@ def _resolve(request: Request) -> Identity | None:
             token = accounts.find_token(session, bearer, rules, now)
             found_token = (token.id, token.user_id, token.last_used_at) if token else None
         if found_token is None:
+            log_event("unknown or revoked API token refused", request.scope)
             raise HTTPException(status_code=401, detail="Unknown or revoked API token.")
         token_id, token_user, last_used = found_token
         if last_used is None or now - as_utc(last_used) > TOUCH_EVERY:
@@ -187,6 +188,7 @@ async def _signed_in(request: Request) -> Identity:
     identity = await resolve(request)
     if identity is None:
         if request.url.path.startswith("/api/"):
+            log_event("access refused: not signed in", request.scope, method=request.method)
             raise HTTPException(
                 status_code=401,
                 detail="Sign in, or send Authorization: Bearer <token> (see Settings).",
@@ -218,6 +220,38 @@ async def _check_csrf(request: Request, identity: Identity) -> None:
             detail="The form's security token is missing or out of date: reload the page "
             "and try again.",
         )
+
+
+BROWSER_ONLY_DETAIL = (
+    "API tokens are for the JSON API under /api/; this is done from a signed-in browser (Settings)."
+)
+
+
+async def browser_only(request: Request) -> None:
+    """Refuse a state change that carries an API token (403).
+
+    What a token must never do (make tokens, revoke them, change the password, import over
+    the account, change settings) is done from a signed-in browser only: a leaked token then
+    cannot make itself a successor that outlives its revocation, nor lock its owner out.
+    """
+    if request.method in SAFE_METHODS or _bearer(request) is None:
+        return
+    log_event("API token refused", request.scope, method=request.method)
+    raise HTTPException(status_code=403, detail=BROWSER_ONLY_DETAIL)
+
+
+async def forms_are_for_browsers(request: Request) -> None:
+    """Every route outside /api/ is a browser's form: a token may not post to any of them.
+
+    An app-wide dependency, so a form route added later is covered without a word more;
+    API routes that are browser-only too declare `BrowserOnly` themselves.
+    """
+    if not request.url.path.startswith("/api/"):
+        await browser_only(request)
+
+
+#: For a route's `dependencies=[...]`: an API route a token may not use (token management).
+BrowserOnly = Depends(browser_only)
 
 
 def csrf_token(request: Request) -> str:

@@ -106,7 +106,9 @@ class SecurityMiddleware:
             if message["type"] == "http.response.start":
                 started = True
                 headers = list(message.get("headers", []))
-                headers.extend(_COMMON)
+                # A route that set its own policy (a recording: sandboxed) keeps it.
+                own = {name.lower() for name, _ in headers}
+                headers.extend(h for h in _COMMON if h[0] not in own)
                 if not static:
                     headers.append((b"cache-control", b"no-store"))
                 if https:

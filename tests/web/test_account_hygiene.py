@@ -196,15 +196,15 @@ def test_the_settings_form_creates_a_token_with_an_expiry(
 
 
 @pytest.mark.parametrize("revoke", [True, False])
-def test_a_password_change_can_revoke_every_token(
+def test_a_password_change_revokes_every_token_unless_kept(
     accounts_client: Callable[..., TestClient], revoke: bool
 ) -> None:
     client = accounts_client()
     register(client, "ada")
     bearer = {"Authorization": f"Bearer {new_token(client)['token']}"}
     form = {"current_password": GOOD, "new_password": NEW, "csrf_token": csrf_of(client)}
-    if revoke:
-        form["revoke_tokens"] = "on"
+    if not revoke:
+        form["keep_tokens"] = "on"
     changed = client.post("/settings/password", data=form, follow_redirects=False)
     assert changed.headers["location"] == "/settings?password_changed=1"
     after = TestClient(client.app).get("/api/review/queue", headers=bearer)

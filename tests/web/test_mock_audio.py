@@ -238,3 +238,53 @@ def test_playback_honours_one_byte_range(client: TestClient) -> None:
     # Several ranges, another unit or nonsense: the whole recording, as if none were asked.
     for header in ("bytes=0-1,4-5", "items=0-1", "bytes=1x-3", "bytes=-"):
         assert client.get(url, headers={"range": header}).content == HEADER + b"0123456789"
+
+
+CRAFTED = (
+    "audio/webm;codecs=x,text/html",
+    "audio/webm;codecs=x,text/javascript",
+    'audio/webm;codecs="opus",text/html',
+    "audio/webm;codecs=opus;charset=utf-8",
+    "audio/webm;foo=bar",
+    "audio/webm;codecs=a b",
+    "text/html;x=audio/webm",
+)
+
+
+@pytest.mark.parametrize("kind", CRAFTED)
+def test_a_recording_typed_as_anything_but_audio_is_refused(client: TestClient, kind: str) -> None:
+    mock_id = started(client)
+    assert put(client, mock_id, 0, b"<script>alert(1)</script>", kind=kind).status_code == 415
+    assert chunk_rows(client) == 0
+    # The same type in an imported file refuses the file, with nothing written.
+    put(client, mock_id, 0, HEADER + b"ok")
+    document = client.get("/api/export").json()
+    document["mock_sessions"][0]["created_at"] = "2026-04-02T09:00:00Z"
+    document["mock_sessions"][0]["questions"][0]["recordings"][0]["mime"] = kind
+    refused = client.post("/api/import", json=document)
+    assert refused.status_code == 422 and "not an audio type" in refused.text
+    assert chunk_rows(client) == 1
+
+
+def test_a_recording_is_served_as_sandboxed_media(client: TestClient) -> None:
+    mock_id = started(client)
+    assert (
+        put(client, mock_id, 0, HEADER + b"one", kind="audio/ogg; codecs=opus,vorbis").status_code
+        == 200
+    )
+    for headers in ({}, {"range": "bytes=0-1"}):
+        served = client.get(f"/api/mock/{mock_id}/audio/1/main/1", headers=headers)
+        assert served.status_code in (200, 206)
+        assert served.headers["content-type"] == 'audio/ogg;codecs="opus,vorbis"'
+        assert served.headers["content-security-policy"] == "sandbox; default-src 'none'"
+        assert served.headers["cross-origin-resource-policy"] == "same-origin"
+        assert served.headers["x-content-type-options"] == "nosniff"
+    # A row stored before the strict grammar is served as bytes, not as the type it claims.
+    with client.app.state.database.write_session() as session:  # type: ignore[attr-defined]
+        session.execute(
+            MockAudioChunk.__table__.update().values(mime="audio/webm;codecs=x,text/html")
+        )
+    old = client.get(f"/api/mock/{mock_id}/audio/1/main/1")
+    assert old.headers["content-type"] == "application/octet-stream"
+    # Pages keep the site's own policy.
+    assert "default-src 'self'" in client.get("/mock").headers["content-security-policy"]

@@ -87,6 +87,15 @@ async def audio_chunk_api(
     )  # fmt: skip
 
 
+# A recording is media, never a document: even opened on its own, it runs nothing and loads
+# nothing (the sandbox), and no other site may embed it.
+MEDIA_HEADERS = {
+    "Content-Security-Policy": "sandbox; default-src 'none'",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
 @router.get(
     "/api/mock/{mock_id}/audio/{position}/{part}/{take}",
     tags=["mock"],
@@ -110,7 +119,9 @@ def audio_api(
     mime, data = voice.recording(session, user_id, mock_id, position, part, take)
     if not data:
         raise HTTPException(status_code=404, detail="No such recording of yours.")
-    headers = {"Content-Disposition": "inline", "Accept-Ranges": "bytes"}
+    mime = voice.media_type(mime) or "application/octet-stream"  # a row stored before the
+    # strict grammar is served as bytes, never as a type a browser would run
+    headers = {"Content-Disposition": "inline", "Accept-Ranges": "bytes", **MEDIA_HEADERS}
     wanted = voice.byte_range(range_, len(data)) if range_ else None
     if wanted is None:
         return Response(data, media_type=mime, headers=headers)

@@ -9,8 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.auth import accounts
 from app.auth.passwords import PasswordRejected
 from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
-from app.web.identity import identify, policy
-from app.web.security import AccountsOnly, log_event
+from app.web.identity import BrowserOnly, identify, policy
+from app.web.security import AccountsOnly, client_of, log_event
 from app.web.settings.context import Outcome, sentence, settings_page
 from app.web.text import CLEAN, CleanText
 
@@ -26,21 +26,35 @@ def change_password(
     database: DatabaseDep,
     reading: SessionDep,
     user_id: UserDep,
+    now: NowDep,
     current_password: Text,
     new_password: Text,
-    revoke_tokens: Annotated[str | None, Form()] = None,
+    keep_tokens: Annotated[str | None, Form()] = None,
 ) -> Response:
+    """A new password ends every other session and, unless "keep my API tokens" is ticked,
+    every API token. A wrong current password counts as a failed sign-in (429 past the
+    account's limit)."""
     identity = identify(request)
     try:
         accounts.change_password(
             database, user_id, current_password, new_password,
-            identity.session_id if identity else None, revoke_tokens=revoke_tokens is not None,
+            identity.session_id if identity else None, address=client_of(request.scope),
+            now=now, revoke_tokens=keep_tokens is None,
         )  # fmt: skip
+    except accounts.TooManyAttempts as error:
+        log_event("password check throttled", request.scope, user_id=user_id)
+        outcome = Outcome(password_error=error.message)
+        response = settings_page(request, templates, reading, user_id, outcome, status=429)
+        response.headers["Retry-After"] = str(error.retry_after)
+        return response
     except (accounts.AccountError, PasswordRejected) as error:
+        if error.field == "current_password":
+            log_event("password check failed", request.scope, user_id=user_id)
         # The page itself, not a redirect: a message in the URL could be any text a link
         # carries, styled as ours.
         outcome = Outcome(password_error=sentence(error.message))
         return settings_page(request, templates, reading, user_id, outcome, status=422)
+    log_event("password changed", request.scope, user_id=user_id, tokens_kept=bool(keep_tokens))
     return RedirectResponse("/settings?password_changed=1", status_code=303)
 
 
@@ -65,17 +79,6 @@ class NewTokenOut(TokenOut):
     token: str = Field(description="Shown once: store it now.")
 
 
-def _not_by_token(request: Request) -> None:
-    """Tokens are managed from a signed-in browser: a token cannot mint or revoke tokens,
-    so a leaked one cannot make itself a successor that outlives its revocation."""
-    identity = identify(request)
-    if identity is not None and identity.via == "token":
-        raise HTTPException(
-            status_code=403,
-            detail="API tokens cannot create or revoke tokens: use Settings in the browser.",
-        )
-
-
 @router.get("/api/auth/tokens", tags=["accounts"])
 def list_tokens(session: SessionDep, user_id: UserDep) -> list[TokenOut]:
     """Your API tokens (names and dates; the secrets are never shown again)."""
@@ -91,14 +94,13 @@ def list_tokens(session: SessionDep, user_id: UserDep) -> list[TokenOut]:
     ]
 
 
-@router.post("/api/auth/tokens", status_code=201, tags=["accounts"])
+@router.post("/api/auth/tokens", status_code=201, tags=["accounts"], dependencies=[BrowserOnly])
 def create_token_api(
     request: Request, body: TokenIn, database: DatabaseDep, user_id: UserDep, now: NowDep
 ) -> NewTokenOut:
     """A new token for scripts: send it as `Authorization: Bearer <token>`.
 
     Only from a signed-in browser session (403 with a bearer token)."""
-    _not_by_token(request)
     with database.write_session() as session:  # a refused name or term: 422 naming the field
         secret, row = accounts.create_token(
             session, user_id, body.name, now, policy(request), body.expires_in_days
@@ -112,12 +114,13 @@ def create_token_api(
     return out
 
 
-@router.delete("/api/auth/tokens/{token_id}", status_code=204, tags=["accounts"])
+@router.delete(
+    "/api/auth/tokens/{token_id}", status_code=204, tags=["accounts"], dependencies=[BrowserOnly]
+)
 def revoke_token_api(
     request: Request, token_id: TokenId, database: DatabaseDep, user_id: UserDep
 ) -> Response:
     """Only from a signed-in browser session (403 with a bearer token)."""
-    _not_by_token(request)
     with database.write_session() as session:
         if not accounts.revoke_token(session, user_id, token_id):
             raise HTTPException(status_code=404, detail=f"No token {token_id} of yours.")
