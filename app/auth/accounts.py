@@ -273,8 +273,9 @@ def change_password(
 ) -> None:
     """Change it and end every other session of the user (ASVS 7.4.3) and, unless asked to
     keep them, every API token. The current password is checked as a sign-in is: a failure
-    counts toward the account's limit, and past it TooManyAttempts is raised. Both hashes are computed outside the write transaction; the change applies
-    only if the password was not changed meanwhile."""
+    counts toward the account's limit, and past it TooManyAttempts is raised. Both hashes
+    are computed outside the write transaction; the change applies only if the password was
+    not changed meanwhile."""
     with database.write_session() as session:
         found = session.execute(
             select(User.username, User.password_hash).where(User.id == user_id)
