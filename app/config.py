@@ -87,3 +87,13 @@ class Settings(BaseSettings):
     grader_timeout_s: float = Field(
         default=20.0, gt=0, le=300, description="How long to wait for the grader model."
     )
+    # Per-member caps (app.quotas): one account must not fill a shared server's disk.
+    quota_audio_mb: int = Field(
+        default=200, ge=1, le=1_000_000, description="Recorded audio each user may keep, in MB."
+    )
+    quota_mock_sessions_per_day: int = Field(
+        default=30, ge=1, le=100_000, description="Mock interviews a user may start in 24 hours."
+    )
+    quota_imports_per_day: int = Field(
+        default=20, ge=1, le=100_000, description="Files a user may import in 24 hours."
+    )

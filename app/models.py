@@ -276,6 +276,17 @@ class LoginAttempt(Base):
     kind: Mapped[str] = mapped_column(String(16), default="sign-in", server_default="sign-in")
 
 
+class ImportRecord(Base):
+    """One file imported into an account: imports per day are capped (app.quotas)."""
+
+    __tablename__ = "import_records"
+    __table_args__ = (Index("ix_import_records_user_at", "user_id", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class Invite(Base):
     """A one-use registration code, for when registration is by invitation."""
 

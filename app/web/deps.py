@@ -18,6 +18,7 @@ from app.content.catalog import CardView, Catalog, Topic
 from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.db import POOL_SIZE, Database
+from app.quotas import Quotas
 from app.web.identity import get_user_id
 
 
@@ -68,6 +69,11 @@ async def get_now(request: Request) -> datetime:
     return clock()
 
 
+async def get_quotas(request: Request) -> Quotas:
+    """The per-member caps, from Settings (app.quotas)."""
+    return Quotas.of(request.app.state.settings)
+
+
 async def get_fuzz(request: Request) -> bool:
     """Whether review intervals get FSRS fuzz (Settings.srs_fuzz; tests turn it off)."""
     return bool(request.app.state.settings.srs_fuzz)
@@ -88,6 +94,7 @@ RendererDep = Annotated[Renderer, Depends(get_renderer)]
 UserDep = Annotated[int, Depends(get_user_id)]  # checks CSRF on writes
 NowDep = Annotated[datetime, Depends(get_now)]
 FuzzDep = Annotated[bool, Depends(get_fuzz)]
+QuotasDep = Annotated[Quotas, Depends(get_quotas)]
 
 
 async def get_topic(slug: str, catalog: CatalogDep) -> Topic:

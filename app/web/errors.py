@@ -37,7 +37,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     404: _error("No such thing, or not yours"),
     409: _error("Not possible in the current state (e.g. time is up)"),
     413: _error("The request body is too large"),
-    429: _error("Too many failed sign-ins; see Retry-After"),
+    429: _error("Too many failed sign-ins, or past a daily limit; see Retry-After"),
     503: _error("Cannot save now: the server's disk is full or its database read-only"),
 }
 
@@ -103,10 +103,15 @@ async def domain_error(request: Request, exc: Exception) -> Response:
     """A feature refused the request (app.errors.DomainError): its kind decides the status;
     a field error names the field the way pydantic's 422 does."""
     assert isinstance(exc, DomainError)
+    retry_after = getattr(exc, "retry_after", None)  # a limit that lifts by itself (429)
     if wants_json(request):
-        return JSONResponse({"detail": error_detail(exc)}, status_code=exc.status)
-    title = TITLES.get(exc.status, "Something is not right")
-    return await _page(request, exc.status, title, str(exc))
+        response: Response = JSONResponse({"detail": error_detail(exc)}, status_code=exc.status)
+    else:
+        title = TITLES.get(exc.status, "Something is not right")
+        response = await _page(request, exc.status, title, str(exc))
+    if retry_after:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 def error_detail(error: DomainError) -> Any:
@@ -122,6 +127,7 @@ TITLES = {
     404: "Not found",
     409: "Not possible now",
     413: "Too large",
+    429: "Too many for now",
     422: "That request cannot be understood",
 }
 

@@ -278,3 +278,27 @@ def test_the_hourly_task_runs_the_housekeeping(
     runner.join()
     assert len(seen) >= 2 and seen[0] == START  # it went on after a failure
     assert "housekeeping failed" in caplog.text
+
+
+def test_wrong_current_passwords_count_as_failed_sign_ins(
+    accounts_client: Callable[..., TestClient], caplog: pytest.LogCaptureFixture
+) -> None:
+    client = accounts_client()
+    register(client, "ada")
+    token = csrf_of(client)
+    for guess in range(accounts.MAX_FAILURES_PER_ACCOUNT):
+        form = {
+            "current_password": f"guess number {guess}",
+            "new_password": NEW,
+            "csrf_token": token,
+        }
+        assert client.post("/settings/password", data=form).status_code == 422
+    # Past the account's limit even the right password is refused for now, with Retry-After.
+    form = {"current_password": GOOD, "new_password": NEW, "csrf_token": token}
+    throttled = client.post("/settings/password", data=form)
+    assert throttled.status_code == 429 and int(throttled.headers["retry-after"]) > 0
+    assert "Too many failed sign-ins" in throttled.text
+    assert caplog.text.count("password check failed") == accounts.MAX_FAILURES_PER_ACCOUNT
+    assert "password check throttled" in caplog.text
+    # The session that guessed is still the owner's: nothing was changed.
+    assert client.get("/api/stats").status_code == 200

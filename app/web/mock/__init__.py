@@ -11,6 +11,7 @@ from fastapi import APIRouter, Body, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
+from app import quotas
 from app.errors import DomainError
 from app.mock import audio as voice
 from app.mock import flow
@@ -22,6 +23,7 @@ from app.web.deps import (
     DatabaseDep,
     FuzzDep,
     NowDep,
+    QuotasDep,
     SessionDep,
     TemplatesDep,
     UserDep,
@@ -48,10 +50,14 @@ router = APIRouter()
 
 @router.post("/api/mock", status_code=201, tags=["mock"])
 def create_api(
-    body: MockIn, database: DatabaseDep, catalog: CatalogDep, user_id: UserDep, now: NowDep
-) -> MockOut:
-    """Start a session: a preset ("infra": 4 × 10 min; "lightning": 6 × 3 min) or custom."""
+    body: MockIn, database: DatabaseDep, catalog: CatalogDep, user_id: UserDep, now: NowDep,
+    limits: QuotasDep,
+) -> MockOut:  # fmt: skip
+    """Start a session: a preset ("infra": 4 × 10 min; "lightning": 6 × 3 min) or custom.
+
+    429 past the server's mock interviews per user per 24 hours."""
     with database.write_session() as session:
+        quotas.check_mock_session(session, user_id, now, limits)
         mock = mocks.create(session, user_id, catalog, now, **body.model_dump())
         return MockOut.of(mock, mocks.questions(session, mock), catalog, now)
 
@@ -157,9 +163,10 @@ def start_page(
 def _new_page(
     request: Request, templates: TemplatesDep, catalog: CatalogDep, *,
     unfinished: MockSession | None = None, errors: dict[str, str] | None = None,
-    values: Mapping[str, object] | None = None,
+    values: Mapping[str, object] | None = None, status: int | None = None,
 ) -> HTMLResponse:  # fmt: skip
-    """The new-session form; with errors, as sent back (422) with what was typed."""
+    """The new-session form; with errors, as sent back (422, or the refusal's own status)
+    with what was typed."""
     context = {
         "presets": mocks.PRESETS,
         "topics": catalog.topics,
@@ -167,8 +174,9 @@ def _new_page(
         "errors": errors or {},
         "values": values or {},
     }
-    status = 422 if errors else 200
-    return templates.TemplateResponse(request, "mock/new.html", context, status_code=status)
+    status = status or (422 if errors else 200)
+    response = templates.TemplateResponse(request, "mock/new.html", context, status_code=status)
+    return response
 
 
 #: What the new-session form says beside a field MockIn refused.
@@ -187,6 +195,7 @@ def create_page(
     catalog: CatalogDep,
     user_id: UserDep,
     now: NowDep,
+    limits: QuotasDep,
     preset: Annotated[str, Form()] = "custom",
     questions: Annotated[str, Form()] = "",
     minutes: Annotated[str, Form()] = "",
@@ -204,9 +213,11 @@ def create_page(
         "topics": topic or [],
     }
     errors: dict[str, str] = {}
+    status = None
     try:
         body = MockIn.model_validate(form, strict=False)  # form fields arrive as text
         with database.write_session() as session:
+            quotas.check_mock_session(session, user_id, now, limits)
             mock = mocks.create(session, user_id, catalog, now, **body.model_dump())
         return RedirectResponse(f"/mock/{mock.id}", status_code=303)
     except ValidationError as error:
@@ -215,8 +226,9 @@ def create_page(
             errors.setdefault(field, FORM_ERRORS.get(field, problem["msg"]))
     except DomainError as error:
         errors["form"] = error.message
+        status = error.status
     values = {"questions": questions, "minutes": minutes, "topic": topic or []}
-    return _new_page(request, templates, catalog, errors=errors, values=values)
+    return _new_page(request, templates, catalog, errors=errors, values=values, status=status)
 
 
 @router.get("/mock/history", response_class=HTMLResponse, include_in_schema=False)

@@ -8,11 +8,13 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from app import quotas
 from app.content.catalog import Catalog
 from app.db import Database
 from app.mock import audio as voice
 from app.mock import flow
-from app.web.deps import CatalogDep, DatabaseDep, NowDep, SessionDep, UserDep
+from app.quotas import Quotas
+from app.web.deps import CatalogDep, DatabaseDep, NowDep, QuotasDep, SessionDep, UserDep
 from app.web.mock.deps import NOT_FOUND, MockId, writing
 
 router = APIRouter()
@@ -39,9 +41,10 @@ class ChunkOut(BaseModel):
 
 def _store_chunk(
     database: Database, user_id: int, mock_id: int, position: int, part: str, take: int,
-    seq: int, mime: str, data: bytes, now: datetime, catalog: Catalog,
+    seq: int, mime: str, data: bytes, now: datetime, catalog: Catalog, limits: Quotas,
 ) -> ChunkOut:  # fmt: skip
     with writing(database, user_id, mock_id) as (session, mock):
+        quotas.check_audio(session, user_id, len(data), limits)
         stored = flow.record(session, mock, catalog, now, position, part, take, seq, mime, data)
     return ChunkOut(
         stored=stored.stored, bytes_total=stored.bytes_total, chunks=stored.chunks,
@@ -62,7 +65,7 @@ def _store_chunk(
 )
 async def audio_chunk_api(
     request: Request, mock_id: MockId, position: Position, part: Part, take: TakeNo, seq: Seq,
-    database: DatabaseDep, user_id: UserDep, now: NowDep, catalog: CatalogDep,
+    database: DatabaseDep, user_id: UserDep, now: NowDep, catalog: CatalogDep, limits: QuotasDep,
 ) -> ChunkOut:  # fmt: skip
     """Upload one chunk of a spoken answer, as the recorder produced it.
 
@@ -83,7 +86,7 @@ async def audio_chunk_api(
             raise HTTPException(status_code=413, detail=CHUNK_TOO_LARGE)
     return await run_in_threadpool(
         _store_chunk, database, user_id, mock_id, position, part, take, seq, mime, bytes(data),
-        now, catalog,
+        now, catalog, limits,
     )  # fmt: skip
 
 

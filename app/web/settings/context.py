@@ -15,8 +15,10 @@ from fastapi.templating import Jinja2Templates
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app import quotas
 from app.auth import accounts
 from app.models import ReviewLog, ReviewSettings, User
+from app.quotas import Quotas
 from app.srs import optimizer
 from app.srs import settings as srs_settings
 from app.web.plan.panel import plan_context
@@ -66,6 +68,10 @@ def settings_context(
         "new_token": outcome.new_token,
         "data_result": outcome.data_result,
         "memory": memory_context(session, user_id, params.get("optimize")),
+        "usage": quotas.usage(
+            session, user_id, request.app.state.clock(), Quotas.of(request.app.state.settings)
+        ),
+        "megabytes": quotas.megabytes,
         **plan_context(
             request,
             session,

@@ -1,12 +1,14 @@
 """Your data over HTTP: the JSON export and import, the Anki deck, the settings page's upload."""
 
 import re
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, File, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel
 
+from app import quotas
 from app.datasafety import anki, document
 from app.datasafety.document import DocumentError, ExportDocument
 from app.datasafety.export import export_user
@@ -14,10 +16,12 @@ from app.datasafety.importing import ImportSummary, import_document
 from app.db import Database
 from app.errors import TooLargeError
 from app.models import User
+from app.quotas import Quotas
 from app.web.deps import (
     CatalogDep,
     DatabaseDep,
     NowDep,
+    QuotasDep,
     RendererDep,
     SessionDep,
     TemplatesDep,
@@ -62,19 +66,28 @@ def export_api(session: SessionDep, user_id: UserDep, now: NowDep) -> Response:
     return Response(document.dumps(exported), media_type="application/json", headers=headers)
 
 
-def _run_import(database: Database, user_id: int, exported: ExportDocument) -> ImportSummary:
+def _run_import(
+    database: Database, user_id: int, exported: ExportDocument, now: datetime, limits: Quotas
+) -> ImportSummary:
+    """One transaction: a file refused by a cap (imports per day, stored audio) writes nothing."""
     with database.write_session() as session:
-        return import_document(session, user_id, exported)
+        quotas.claim_import(session, user_id, now, limits)
+        summary = import_document(session, user_id, exported)
+        quotas.check_audio(session, user_id, 0, limits)
+        return summary
 
 
 @router.post("/api/import", tags=["data"])
-def import_api(body: ExportDocument, database: DatabaseDep, user_id: UserDep) -> ImportOut:
+def import_api(
+    body: ExportDocument, database: DatabaseDep, user_id: UserDep, now: NowDep, limits: QuotasDep
+) -> ImportOut:
     """Merge an export (the document GET /api/export gives) into your data, in one transaction.
 
     Records already here are kept; importing the same file twice adds nothing. A card
     reviewed on both sides keeps the state of its latest review. A file that is not a valid
-    export is refused with 422 and nothing is written."""
-    summary = _run_import(database, user_id, body)
+    export is refused with 422 and nothing is written; past the server's imports per day
+    (429) or its cap on stored audio (413), likewise."""
+    summary = _run_import(database, user_id, body, now, limits)
     return ImportOut(added=summary.added, kept=summary.kept, message=summary.describe())
 
 
@@ -100,15 +113,18 @@ def import_form(
     database: DatabaseDep,
     templates: TemplatesDep,
     user_id: UserDep,
+    now: NowDep,
+    limits: QuotasDep,
     file: Annotated[UploadFile | None, File()] = None,
 ) -> HTMLResponse:
     """The settings page's upload: the page again, with what was imported or why not."""
     try:
-        summary = _run_import(database, user_id, document.parse(_uploaded(file)))
+        summary = _run_import(database, user_id, document.parse(_uploaded(file)), now, limits)
         status, result = 200, ImportResult(ok=True, message=summary.describe())
-    except (DocumentError, TooLargeError) as error:
-        status = error.status  # 422, or 413 for a file over the limit
-        message = f"That file cannot be imported: {error.message}. Nothing was changed."
+    except (DocumentError, TooLargeError, quotas.QuotaExceeded) as error:
+        status = error.status  # 422, 413 for a file or audio over a limit, 429 past a count
+        reason = error.message.rstrip(".")
+        message = f"That file cannot be imported: {reason}. Nothing was changed."
         result = ImportResult(ok=False, message=message)
     outcome = Outcome(data_result=result)
     return settings_page(request, templates, session, user_id, outcome, status=status)
