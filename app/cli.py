@@ -224,7 +224,11 @@ def export_data(
         return
     partial = output.with_name(f".{output.name}.partial")
     try:
-        partial.write_text(text, encoding="utf-8")
+        # 0600 from the first byte: an export is a person's whole learning history.
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(partial, 0o600)  # a partial file left by an older run keeps its mode otherwise
         partial.replace(output)  # never a half-written export under the real name
     except OSError as error:
         partial.unlink(missing_ok=True)

@@ -133,7 +133,7 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,  # app.web.api_docs serves /docs from the app's own files
         redoc_url=None,
-        openapi_url="/openapi.json" if docs else None,
+        openapi_url=None,  # served by app.web.api_docs, behind sign-in in accounts mode
         max_body_size=settings.max_body_bytes,
         # A token is for the JSON API: no form route takes one (app.web.identity).
         dependencies=[Depends(forms_are_for_browsers)],

@@ -46,6 +46,8 @@ def check_new(password: str, username: str) -> None:
         raise PasswordRejected(f"use at least {MIN_LENGTH} characters")
     if len(password) > MAX_LENGTH:
         raise PasswordRejected(f"use at most {MAX_LENGTH} characters")
+    if not password.strip():
+        raise PasswordRejected("a password of only spaces is too easy to guess; choose another")
     lowered = password.lower().strip()
     if lowered == username.lower() or lowered in common_passwords():
         raise PasswordRejected("this password is too common; choose another")

@@ -120,7 +120,11 @@ Count = Annotated[int, Field(ge=0, le=INT32)]
 Millis = Annotated[int, Field(ge=0, le=INT32)]
 Rating = Annotated[int, Field(ge=1, le=4)]
 FsrsState = Annotated[int, Field(ge=1, le=3, description="1 learning, 2 review, 3 relearning")]
-Days = Annotated[float, Field(ge=0)]
+# Bounds no real record comes near, so a crafted file cannot store 1e308 for later arithmetic:
+# FSRS caps an interval at 36,500 days; a drill's quantities stay far below 1e30 (FLOPs of a
+# frontier run are about 1e25).
+Days = Annotated[float, Field(ge=0, le=100_000)]
+Quantity = Annotated[float, Field(ge=-1e30, le=1e30)]
 # FSRS divides by stability and keeps difficulty in [1, 10]; anything else breaks scheduling.
 Stability = Annotated[float, Field(gt=0, le=1e6)]
 Difficulty = Annotated[
@@ -233,8 +237,8 @@ class AttemptDoc(Record):
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None
     drawn_values: dict[str, JsonValue]
     answer: Annotated[str, StringConstraints(max_length=200)]
-    given_value: float
-    expected_value: float
+    given_value: Quantity
+    expected_value: Quantity
     unit: Annotated[str, StringConstraints(max_length=16)]
     correct: bool
     duration_ms: Millis | None

@@ -53,6 +53,7 @@ def test_export_then_import_into_a_new_database_round_trips(tmp_path: Path) -> N
     exported = ringside("export", "-o", str(file), env=env_for(original))
     assert exported.returncode == 0, exported.stderr
     assert file.read_text() == downloaded  # the same document as the web download
+    assert file.stat().st_mode & 0o777 == 0o600  # the owner's alone
     assert "exported local's data to" in exported.stderr
 
     other = env_for(tmp_path / "two.db")

@@ -87,6 +87,16 @@ POISON = [
         ["review_logs", 0, "state_before", "due"],
     ),
     (
+        "interval 1e308 days",
+        document(review_logs=[log(interval_days=1e308)]),
+        ["review_logs", 0, "interval_days"],
+    ),
+    (
+        "prior interval 1e308 days",
+        document(review_logs=[log(prior_interval_days=1e308)]),
+        ["review_logs", 0, "prior_interval_days"],
+    ),
+    (
         "time zone folder",
         document(review_settings=SETTINGS | {"timezone": "America"}),
         ["review_settings", "timezone"],

@@ -40,6 +40,8 @@ def test_no_docs_link_where_no_docs_are_served(make_client: ClientFactory) -> No
 def test_docs_turned_on_in_accounts_mode_are_for_members(make_client: ClientFactory) -> None:
     client = make_client(auth_mode="accounts", secret_key=KEY, api_docs=True)
     assert client.get("/docs", follow_redirects=False).status_code == 303
+    assert client.get("/openapi.json", follow_redirects=False).status_code in (303, 401)
     client.post("/register", data={"username": "ada", "password": "a long passphrase"})
     assert client.get("/docs").status_code == 200
+    assert client.get("/openapi.json").json()["info"]["title"] == "Ringside"
     assert FOOTER_LINK in client.get("/settings").text
