@@ -10,9 +10,10 @@ FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 RUN python -m venv /opt/venv
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md requirements.lock ./
 COPY app ./app
-RUN /opt/venv/bin/pip install .
+# The exact versions checked by `make audit`, not whatever is newest on the day of the build.
+RUN /opt/venv/bin/pip install --constraint requirements.lock .
 
 FROM python:3.11-slim
 RUN useradd --create-home --uid 10001 ringside \

@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test test-fast lint imports typecheck check-content format pygments-css bench clean
+.PHONY: install run test test-fast lint imports typecheck check-content format pygments-css bench clean audit lock
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,18 @@ imports: install  ## the layers and independence contracts in pyproject.toml
 
 typecheck: install
 	$(BIN)/mypy
+
+audit: install  ## check the pinned runtime dependencies for known vulnerabilities (needs the network)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check pip-audit
+	$(BIN)/python deploy/audit.py
+
+lock:  ## re-pin requirements.lock: the runtime dependencies alone, as the Docker image installs them
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install --quiet --disable-pip-version-check .
+	{ echo "# Runtime dependencies pinned for the deployment (Dockerfile: pip install -c)."; \
+	  echo "# Re-pin with 'make lock'; check with 'make audit'."; \
+	  .lock-venv/bin/python -m pip freeze --exclude-editable | grep -v '^ringside'; } > requirements.lock
+	rm -rf .lock-venv
 
 check-content: install
 	$(BIN)/ringside content check

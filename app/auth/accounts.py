@@ -4,7 +4,9 @@ Everything is in the database, so several workers or instances agree on who is s
 and how many sign-ins failed. Callers pass an open write session; nothing here commits.
 """
 
+import hmac
 import re
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -209,18 +211,52 @@ class _Claim:
     stored_hash: str | None
 
 
-def _claim_attempt(session: Session, username: str, address: str, now: datetime) -> _Claim:
+# --- trusted devices ---------------------------------------------------------------------
+#
+# Per-account lockout lets anyone who knows a username lock its owner out. A browser that has
+# signed in to the account before carries a device token (a signed cookie), and its attempts
+# are counted per device instead: five wrong passwords from elsewhere do not lock it out, and
+# its own failures are still limited (OWASP Authentication Cheat Sheet, "device cookies").
+
+DEVICE_PREFIX = "device:"
+
+
+def device_token(user_id: int, policy: Policy) -> str:
+    """A new device token for a browser that just signed in as `user_id`."""
+    nonce = secrets.token_urlsafe(16)
+    return f"{user_id}.{nonce}.{digest(f'{DEVICE_PREFIX}{user_id}:{nonce}', policy.key)}"
+
+
+def _trusted_device(token: str | None, user_id: int | None, policy: Policy) -> str | None:
+    """The device's tag when `token` was issued to this user by this server, else None."""
+    if not token or user_id is None or token.count(".") != 2:
+        return None
+    owner, nonce, mac = token.split(".")
+    expected = digest(f"{DEVICE_PREFIX}{owner}:{nonce}", policy.key)
+    if owner != str(user_id) or not hmac.compare_digest(mac, expected):
+        return None
+    return DEVICE_PREFIX + nonce[:40]
+
+
+def _claim_attempt(session: Session, username: str, address: str, now: datetime,
+                   device: str | None = None, policy: Policy | None = None) -> _Claim:  # fmt: skip
     """Count the failures and record this attempt as one, as a single step per account and
     address: under their locks on PostgreSQL, so parallel attempts see each other's rows and
-    no more than the limit are ever evaluated."""
+    no more than the limit are ever evaluated. From a trusted device, the device's own
+    failures are what count."""
     locks.hold(session, f"sign-in-user:{username}", f"sign-in-address:{address}")
-    _limit(session, SIGN_IN, False, username, MAX_FAILURES_PER_ACCOUNT, now)
-    _limit(session, SIGN_IN, True, address, MAX_FAILURES_PER_ADDRESS, now)
     found = session.execute(
         select(User.id, User.password_hash).where(
             User.username == username, User.password_hash.is_not(None)
         )
     ).one_or_none()
+    tag = _trusted_device(device, found[0] if found else None, policy) if policy else None
+    if tag is not None:
+        _limit(session, SIGN_IN, True, tag, MAX_FAILURES_PER_ACCOUNT, now)
+        address = tag  # recorded against the device: it counts for the account too
+    else:
+        _limit(session, SIGN_IN, False, username, MAX_FAILURES_PER_ACCOUNT, now)
+        _limit(session, SIGN_IN, True, address, MAX_FAILURES_PER_ADDRESS, now)
     attempt = LoginAttempt(username=username, address=address, at=now, succeeded=False,
                            kind=SIGN_IN)  # fmt: skip
     session.add(attempt)
@@ -230,18 +266,19 @@ def _claim_attempt(session: Session, username: str, address: str, now: datetime)
 
 def sign_in(
     database: Database, username: str, password: str, address: str, now: datetime,
-    policy: Policy,
+    policy: Policy, device: str | None = None,
 ) -> tuple[int, str] | None:  # fmt: skip
     """(user id, session cookie) if the password matches, else None: the same for an unknown
     user or a wrong password. Raises TooManyAttempts past the limits.
 
     The attempt is recorded as failed before the password is checked, outside any
     transaction, and marked as a success afterwards if it was one: a failure counts even if
-    the process dies in between.
+    the process dies in between. `device` is the browser's device token, if it has one
+    (device_token): a device that signed in to this account before is limited on its own.
     """
     username = username.strip().lower()[:64]
     with database.write_session() as session:
-        claim = _claim_attempt(session, username, address, now)
+        claim = _claim_attempt(session, username, address, now, device, policy)
     matches, new_hash = passwords.verify(password, claim.stored_hash)
     if not matches or claim.user_id is None:
         return None

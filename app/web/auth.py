@@ -9,7 +9,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.auth import accounts
 from app.auth.passwords import PasswordRejected
 from app.web.deps import DatabaseDep, NowDep, TemplatesDep, UserDep
-from app.web.identity import cookie_name, policy, set_session_cookie
+from app.web.identity import (
+    cookie_name,
+    device_cookie,
+    policy,
+    set_device_cookie,
+    set_session_cookie,
+)
 from app.web.security import AccountsOnly, client_of, log_event, safe_next
 from app.web.text import CLEAN
 
@@ -44,7 +50,9 @@ def login(
     try:
         # The password is checked outside any transaction (argon2 takes a few hundred ms);
         # the attempt is recorded as failed before, so the failure counts towards the limit.
-        signed_in = accounts.sign_in(database, username, password, address, now, policy(request))
+        signed_in = accounts.sign_in(
+            database, username, password, address, now, policy(request), device_cookie(request)
+        )
     except accounts.TooManyAttempts as error:
         log_event("sign-in throttled", request.scope, username=username)
         context = {"next": safe_next(next), "error": error.message, "username": username,
@@ -61,6 +69,7 @@ def login(
     user_id, cookie = signed_in
     log_event("signed in", request.scope, user_id=user_id)
     set_session_cookie(request, cookie)
+    set_device_cookie(request, accounts.device_token(user_id, policy(request)))
     return RedirectResponse(safe_next(next), status_code=303)
 
 
@@ -101,6 +110,7 @@ def register(
         return templates.TemplateResponse(request, "auth/register.html", context, status_code=422)
     log_event("registered", request.scope, user_id=user_id)
     set_session_cookie(request, cookie)
+    set_device_cookie(request, accounts.device_token(user_id, rules))
     return RedirectResponse("/", status_code=303)
 
 

@@ -58,9 +58,31 @@ def cookie_name(request: Request) -> str:
 def set_session_cookie(request: Request, value: str, *, clear: bool = False) -> None:
     """Ask the security middleware to send this cookie with the response."""
     max_age = 0 if clear else int(policy(request).absolute.total_seconds())
-    request.state.set_cookie = cookie_header(
-        cookie_name(request), "" if clear else value, secure=is_https(request), max_age=max_age
-    )
+    _add_cookie(request, cookie_name(request), "" if clear else value, max_age)
+
+
+DEVICE_COOKIE = "ringside_device"
+SECURE_DEVICE_COOKIE = "__Host-ringside_device"
+DEVICE_DAYS = 365
+
+
+def device_cookie(request: Request) -> str | None:
+    """The browser's device token (app.auth.accounts.device_token), if it has one."""
+    name = SECURE_DEVICE_COOKIE if is_https(request) else DEVICE_COOKIE
+    return request.cookies.get(name)
+
+
+def set_device_cookie(request: Request, value: str) -> None:
+    """Remember this browser as one that signed in: lockout then spares it."""
+    name = SECURE_DEVICE_COOKIE if is_https(request) else DEVICE_COOKIE
+    _add_cookie(request, name, value, DEVICE_DAYS * 86400)
+
+
+def _add_cookie(request: Request, name: str, value: str, max_age: int) -> None:
+    """Ask the security middleware to send this cookie with the response."""
+    header = cookie_header(name, value, secure=is_https(request), max_age=max_age)
+    cookies = [c for c in getattr(request.state, "set_cookies", []) if not c.startswith(name + "=")]
+    request.state.set_cookies = [*cookies, header]
 
 
 def _now(request: Request) -> datetime:

@@ -113,8 +113,7 @@ class SecurityMiddleware:
                     headers.append((b"cache-control", b"no-store"))
                 if https:
                     headers.append((b"strict-transport-security", b"max-age=63072000"))
-                cookie = scope.get("state", {}).get("set_cookie")
-                if cookie:
+                for cookie in scope.get("state", {}).get("set_cookies", []):
                     headers.append((b"set-cookie", cookie.encode("latin-1")))
                 message["headers"] = headers
             await send(message)

@@ -462,3 +462,26 @@ def test_a_session_is_marked_seen_at_most_once_a_minute(
     clock.advance(seconds=31)
     assert client.get("/topics/alpha").status_code == 200
     assert last_seen() == clock.now
+
+
+def test_lockout_spares_a_browser_that_signed_in_before(accounts: ClientFactory) -> None:
+    laptop = accounts()
+    register(laptop, "ada")
+    assert "ringside_device=" in str(laptop.cookies)
+    laptop.post("/logout", data={"csrf_token": csrf_of(laptop)})
+    attacker = TestClient(laptop.app)
+    for _ in range(5):
+        assert sign_in(attacker, "ada", "wrong guess here").status_code == 401  # type: ignore[attr-defined]
+    assert sign_in(attacker, "ada").status_code == 429  # type: ignore[attr-defined]
+    assert sign_in(TestClient(laptop.app), "ada").status_code == 429  # type: ignore[attr-defined]
+    # The owner's laptop signed in before: its own attempts are what count.
+    assert sign_in(laptop, "ada").status_code == 303  # type: ignore[attr-defined]
+    # A device token forged, or another account's, buys nothing.
+    forger = TestClient(laptop.app)
+    forger.cookies.set("ringside_device", "2.abc.0123")
+    assert sign_in(forger, "ada").status_code == 429  # type: ignore[attr-defined]
+    # And the device is limited on its own: five wrong passwords from it, then 429 there too.
+    laptop.post("/logout", data={"csrf_token": csrf_of(laptop)})
+    for _ in range(5):
+        assert sign_in(laptop, "ada", "my own typo here").status_code == 401  # type: ignore[attr-defined]
+    assert sign_in(laptop, "ada").status_code == 429  # type: ignore[attr-defined]
