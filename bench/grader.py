@@ -255,8 +255,9 @@ def show_tuning_misgrades(catalog: Catalog) -> None:
         got = set(grader(card, item.answer))
         found = set(detected_mistakes(card, item.answer))
         if got != item.points or found != item.mistakes:
-            print(f"--- {item.card} [{item.kind}] labels {sorted(item.points)} mistakes "
-                  f"{sorted(item.mistakes)}; grader {sorted(got)} mistakes {sorted(found)}")  # fmt: skip
+            labels = f"labels {sorted(item.points)} mistakes {sorted(item.mistakes)}"
+            graded = f"grader {sorted(got)} mistakes {sorted(found)}"
+            print(f"--- {item.card} [{item.kind}] {labels}; {graded}")
             print(item.answer.rstrip())
 
 
