@@ -11,6 +11,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -23,8 +24,40 @@ from app.mock.selection import choose
 from app.models import MockQuestion, MockSession
 from app.srs import review
 from app.srs.days import as_utc
+from app.srs.scheduling import RATING_NAMES
+
+
+class Phase(StrEnum):
+    """Where one question stands."""
+
+    PENDING = "pending"
+    ANSWERING = "answering"
+    FOLLOWUP = "followup"
+    GRADING = "grading"
+    DONE = "done"
+
+
+class StepKind(StrEnum):
+    """What the session asks of the user now (`current_step`)."""
+
+    START = "start"
+    ANSWER = "answer"
+    FOLLOWUP = "followup"
+    GRADE = "grade"
+    FINISHED = "finished"
+
+
+class Status(StrEnum):
+    """A session's state as stored (mock_sessions.status)."""
+
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
 
 MAX_ANSWER = 20_000
+QUESTIONS = range(1, 11)  # questions a custom session may have
+MINUTES = range(1, 61)  # minutes per question
 GRACE = timedelta(seconds=15)  # network and clock slack after the deadline
 
 
@@ -86,10 +119,10 @@ def create(
     if count is None or minutes is None:
         missing = "questions" if count is None else "minutes"
         raise BadInput(missing, "a custom session needs questions and minutes", "missing")
-    if not 1 <= count <= 10:
-        raise BadInput("questions", "choose 1 to 10")
-    if not 1 <= minutes <= 60:
-        raise BadInput("minutes", "choose 1 to 60 per question")
+    if count not in QUESTIONS:
+        raise BadInput("questions", f"choose {QUESTIONS[0]} to {QUESTIONS[-1]}")
+    if minutes not in MINUTES:
+        raise BadInput("minutes", f"choose {MINUTES[0]} to {MINUTES[-1]} per question")
     unknown = [slug for slug in topics or [] if catalog.topic(slug) is None]
     if unknown:
         raise BadInput("topics", f"no topic '{unknown[0]}'")
@@ -107,7 +140,7 @@ def create(
         followups=followups,
         grade_after_each=grade_after_each,
         topics=list(topics or []),
-        status="active",
+        status=Status.ACTIVE,
         created_at=now,
     )
     session.add(mock)
@@ -182,7 +215,7 @@ def unfinished(session: Session, user_id: int) -> MockSession | None:
     """The latest session still running, to offer on the home page."""
     return session.scalars(
         select(MockSession)
-        .where(MockSession.user_id == user_id, MockSession.status == "active")
+        .where(MockSession.user_id == user_id, MockSession.status == Status.ACTIVE)
         .order_by(MockSession.created_at.desc(), MockSession.id.desc())
         .limit(1)
     ).first()
@@ -191,22 +224,22 @@ def unfinished(session: Session, user_id: int) -> MockSession | None:
 # --- the state of a question -------------------------------------------------------------
 
 
-def phase(question: MockQuestion) -> str:
-    """pending, answering, followup, grading or done."""
+def phase(question: MockQuestion) -> Phase:
+    """Where the question stands, from its stored times (see `as_of` for deadlines)."""
     if question.rating is not None:
-        return "done"
+        return Phase.DONE
     if question.started_at is None:
-        return "pending"
+        return Phase.PENDING
     if question.submitted_at is None:
-        return "answering"
+        return Phase.ANSWERING
     if question.followup and question.followup_submitted_at is None:
-        return "followup"
-    return "grading"
+        return Phase.FOLLOWUP
+    return Phase.GRADING
 
 
 def _main_overdue(question: MockQuestion, now: datetime) -> bool:
     return bool(
-        phase(question) == "answering"
+        phase(question) == Phase.ANSWERING
         and question.deadline
         and now > as_utc(question.deadline) + GRACE
     )
@@ -214,7 +247,7 @@ def _main_overdue(question: MockQuestion, now: datetime) -> bool:
 
 def _followup_overdue(question: MockQuestion, now: datetime) -> bool:
     return bool(
-        phase(question) == "followup"
+        phase(question) == Phase.FOLLOWUP
         and question.followup_deadline
         and now > as_utc(question.followup_deadline) + GRACE
     )
@@ -258,7 +291,7 @@ def as_of_all(qs: list[MockQuestion], now: datetime, catalog: Catalog) -> list[M
 class Step:
     """What the session asks of the user now."""
 
-    kind: str  # start, answer, followup, grade, finished
+    kind: StepKind
     question: MockQuestion | None
 
 
@@ -270,25 +303,25 @@ def current_step(
     step's question is the row itself."""
     qs = as_of_all(qs, now, catalog)
     for question in qs:
-        if phase(question) == "answering":
-            return Step("answer", question)
-        if phase(question) == "followup":
-            return Step("followup", question)
+        if phase(question) == Phase.ANSWERING:
+            return Step(StepKind.ANSWER, question)
+        if phase(question) == Phase.FOLLOWUP:
+            return Step(StepKind.FOLLOWUP, question)
     if mock.grade_after_each:
         for question in qs:
-            if phase(question) == "grading":
-                return Step("grade", question)
+            if phase(question) == Phase.GRADING:
+                return Step(StepKind.GRADE, question)
     for question in qs:
-        if phase(question) == "pending":
-            return Step("start", question)
+        if phase(question) == Phase.PENDING:
+            return Step(StepKind.START, question)
     for question in qs:
-        if phase(question) == "grading":
-            return Step("grade", question)
-    return Step("finished", None)
+        if phase(question) == Phase.GRADING:
+            return Step(StepKind.GRADE, question)
+    return Step(StepKind.FINISHED, None)
 
 
 def start(question: MockQuestion, minutes: int, now: datetime) -> None:
-    if phase(question) != "pending":
+    if phase(question) != Phase.PENDING:
         raise MockError("this question has already started")
     question.started_at = now
     question.deadline = now + timedelta(minutes=minutes)
@@ -303,12 +336,12 @@ def save(question: MockQuestion, part: str, text: str, now: datetime) -> None:
             "and the last saved version is kept",
         )
     current = phase(question)
-    if part == "main" and current == "answering":
+    if part == "main" and current == Phase.ANSWERING:
         assert question.deadline is not None
         if now > as_utc(question.deadline) + GRACE:
             raise TooLate("time is up for this answer; the last saved text was kept")
         question.answer = text
-    elif part == "followup" and current == "followup":
+    elif part == "followup" and current == Phase.FOLLOWUP:
         assert question.followup_deadline is not None
         if now > as_utc(question.followup_deadline) + GRACE:
             raise TooLate("time is up for the follow-up; the last saved text was kept")
@@ -321,9 +354,9 @@ def save(question: MockQuestion, part: str, text: str, now: datetime) -> None:
 def submit(question: MockQuestion, now: datetime, card: CardView | None) -> None:
     """Hand in the current part: the main answer (which starts the follow-up) or the follow-up."""
     current = phase(question)
-    if current == "answering":
+    if current == Phase.ANSWERING:
         _submit_main(question, now, card)
-    elif current == "followup":
+    elif current == Phase.FOLLOWUP:
         question.followup_submitted_at = now
     else:
         raise MockError("nothing to submit: this question is not being answered")
@@ -363,11 +396,11 @@ def grade(
     parameters: Sequence[float] | None = None,
 ) -> None:
     """Confirm the rubric points made and rate the answer; the rating is an FSRS review."""
-    if phase(question) != "grading":
+    if phase(question) != Phase.GRADING:
         raise MockError("this question is not waiting to be graded")
     if any(not 0 <= p < len(card.rubric) for p in points):
         raise BadInput("points", f"rubric points are numbered 0 to {len(card.rubric) - 1}")
-    if rating not in (1, 2, 3, 4):
+    if rating not in RATING_NAMES:
         raise BadInput("rating", "1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)")
     question.suggested_points = suggestions(question, card).points
     question.confirmed_points = sorted(set(points))
@@ -386,18 +419,20 @@ def grade(
         parameters=parameters,
     )
     session.flush()
-    if all(phase(q) == "done" for q in questions(session, mock)):
-        mock.status = "finished"
+    if all(phase(q) == Phase.DONE for q in questions(session, mock)):
+        mock.status = Status.FINISHED
         mock.finished_at = now
 
 
 def abandon(mock: MockSession, now: datetime) -> None:
-    if mock.status != "active":
+    if mock.status != Status.ACTIVE:
         raise MockError(f"this session is already {mock.status}")
-    mock.status = "abandoned"
+    mock.status = Status.ABANDONED
     mock.finished_at = now
 
 
 def remaining_seconds(question: MockQuestion, now: datetime) -> float:
-    deadline = question.followup_deadline if phase(question) == "followup" else question.deadline
+    deadline = (
+        question.followup_deadline if phase(question) == Phase.FOLLOWUP else question.deadline
+    )
     return max(0.0, (as_utc(deadline) - now).total_seconds()) if deadline else 0.0

@@ -21,6 +21,9 @@ from app.srs.days import as_utc
 
 RATINGS = (Rating.Again, Rating.Hard, Rating.Good, Rating.Easy)
 RATING_NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
+# The ratings' bounds, for the models and forms that take one (the one place they are written).
+LOWEST_RATING, HIGHEST_RATING = min(RATING_NAMES), max(RATING_NAMES)
+RATING_HELP = ", ".join(f"{n} {name}" for n, name in RATING_NAMES.items()) + "."
 MATURE_DAYS = 21
 
 

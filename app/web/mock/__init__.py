@@ -18,6 +18,7 @@ from app.mock import flow
 from app.mock import report as reports
 from app.mock import sessions as mocks
 from app.models import MockSession
+from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING
 from app.web.deps import (
     CatalogDep,
     DatabaseDep,
@@ -169,6 +170,8 @@ def _new_page(
     with what was typed."""
     context = {
         "presets": mocks.PRESETS,
+        "question_range": mocks.QUESTIONS,
+        "minute_range": mocks.MINUTES,
         "topics": catalog.topics,
         "unfinished": unfinished,
         "errors": errors or {},
@@ -181,8 +184,8 @@ def _new_page(
 
 #: What the new-session form says beside a field MockIn refused.
 FORM_ERRORS = {
-    "questions": "Choose a whole number from 1 to 10.",
-    "minutes": "Choose a whole number from 1 to 60.",
+    "questions": f"Choose a whole number from {mocks.QUESTIONS[0]} to {mocks.QUESTIONS[-1]}.",
+    "minutes": f"Choose a whole number from {mocks.MINUTES[0]} to {mocks.MINUTES[-1]}.",
     "preset": "Choose one of the presets or a custom session.",
 }
 
@@ -303,7 +306,7 @@ def act_page(
     position: Annotated[int | None, Form(ge=1, le=100)] = None,
     part: Annotated[Literal["main", "followup"] | None, Form()] = None,
     point: Annotated[list[int] | None, Form()] = None,
-    rating: Annotated[int | None, Form(ge=1, le=4)] = None,
+    rating: Annotated[int | None, Form(ge=LOWEST_RATING, le=HIGHEST_RATING)] = None,
 ) -> RedirectResponse:
     """The page's forms; errors come back as a message on the session page."""
     if action == "submit" and (position is None or part is None):

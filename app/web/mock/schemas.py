@@ -11,6 +11,7 @@ from app.mock import report as reports
 from app.mock import sessions as mocks
 from app.models import MockQuestion, MockSession
 from app.srs.days import as_utc
+from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING, RATING_HELP
 from app.web.text import CleanText
 
 #: A time with its UTC offset written out ("…T09:00:00+00:00"), as the history has always had.
@@ -25,8 +26,8 @@ class MockIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     preset: Literal["infra", "lightning", "custom"] = "custom"
-    questions: int | None = Field(default=None, ge=1, le=10)
-    minutes: int | None = Field(default=None, ge=1, le=60)
+    questions: int | None = Field(default=None, ge=mocks.QUESTIONS[0], le=mocks.QUESTIONS[-1])
+    minutes: int | None = Field(default=None, ge=mocks.MINUTES[0], le=mocks.MINUTES[-1])
     followups: bool = True
     grade_after_each: bool = True
     topics: list[CleanText] = []
@@ -62,7 +63,7 @@ class GradeIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
     points: list[int] = Field(description="Indexes of the rubric points the answer made.")
-    rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy.")
+    rating: int = Field(ge=LOWEST_RATING, le=HIGHEST_RATING, description=RATING_HELP)
     position: int | None = Field(
         default=None, ge=1, le=100,
         description="The question graded; naming it makes a resent grade change nothing.",

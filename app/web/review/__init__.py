@@ -17,6 +17,7 @@ from app.plan.service import PlanCache
 from app.srs import buttons, queue, review, submit
 from app.srs import settings as srs_settings
 from app.srs.days import as_utc
+from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING
 from app.web.deps import (
     CardDep,
     CatalogDep,
@@ -202,7 +203,7 @@ def grade_form(
     user_id: UserDep,
     now: NowDep,
     fuzz: FuzzDep,
-    rating: Annotated[int, Form(ge=1, le=4)],
+    rating: Annotated[int, Form(ge=LOWEST_RATING, le=HIGHEST_RATING)],
     idempotency_key: Annotated[str, Form(min_length=1, max_length=100), CLEAN],
     source: Annotated[Literal["review", "embedded"], Form()] = "review",
     next: Annotated[str, Form(), CLEAN] = "/review",

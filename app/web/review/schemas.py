@@ -6,6 +6,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.srs import review
+from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING, RATING_HELP
 from app.srs.submit import Grade
 from app.web.text import CleanText
 
@@ -13,7 +14,7 @@ from app.web.text import CleanText
 class GradeIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
-    rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy.")
+    rating: int = Field(ge=LOWEST_RATING, le=HIGHEST_RATING, description=RATING_HELP)
     idempotency_key: CleanText = Field(
         min_length=1,
         max_length=100,

@@ -25,15 +25,26 @@ class ReviewSettingsOut(BaseModel):
     timezone: str
 
 
+LIMITS = srs_settings.LIMITS  # the bounds are kept in one place: the review settings' own
+
+
 class ReviewSettingsIn(BaseModel):
     """Any subset of the settings; a new desired retention reschedules every card."""
 
     model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
 
-    desired_retention: float | None = Field(default=None, ge=0.70, le=0.97)
-    new_per_day: int | None = Field(default=None, ge=0, le=500)
-    max_reviews_per_day: int | None = Field(default=None, ge=0, le=10_000)
-    day_boundary_hour: int | None = Field(default=None, ge=0, le=23)
+    desired_retention: float | None = Field(
+        default=None, ge=LIMITS["desired_retention"][0], le=LIMITS["desired_retention"][1]
+    )
+    new_per_day: int | None = Field(
+        default=None, ge=LIMITS["new_per_day"][0], le=LIMITS["new_per_day"][1]
+    )
+    max_reviews_per_day: int | None = Field(
+        default=None, ge=LIMITS["max_reviews_per_day"][0], le=LIMITS["max_reviews_per_day"][1]
+    )
+    day_boundary_hour: int | None = Field(
+        default=None, ge=LIMITS["day_boundary_hour"][0], le=LIMITS["day_boundary_hour"][1]
+    )
     timezone: CleanText | None = Field(default=None, max_length=64)
 
 

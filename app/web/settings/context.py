@@ -59,6 +59,7 @@ def settings_context(
         "saved": outcome.saved,
         "errors": outcome.errors,
         "zones": zones(),
+        "limits": srs_settings.LIMITS,
         "accounts_mode": request.app.state.settings.auth_mode == "accounts",
         "account": session.get(User, user_id),
         "tokens": accounts.tokens_of(session, user_id),
