@@ -34,6 +34,7 @@ class CardView:
     shuffled_steps: tuple[int, ...]  # order cards: a fixed, non-identity order to show
     rubric: tuple[RubricView, ...]
     followups_html: tuple[str, ...]
+    followup_answers_html: tuple[str, ...]  # each follow-up's reference answer
     mistakes_html: tuple[str, ...]
     sources: tuple[SourceView, ...]
     question_text: str  # the question as plain words, for titles and search

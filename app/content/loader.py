@@ -287,6 +287,9 @@ def _card_view(
         followups_html=tuple(
             html(f.question, "followups", i, "question") for i, f in enumerate(card.followups)
         ),
+        followup_answers_html=tuple(
+            html(f.answer, "followups", i, "answer") for i, f in enumerate(card.followups)
+        ),
         mistakes_html=tuple(html(m, "mistakes", i) for i, m in enumerate(card.mistakes)),
         sources=tuple(_source(s, keys, meta.slug, renderer) for s in card.sources),
         question_text=words(_PLACEHOLDER.sub("…", card.question)),

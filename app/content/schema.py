@@ -90,7 +90,7 @@ class Followup(Strict):
 
     question: Text
     probes: list[int] = []
-    answer: Text | None = None
+    answer: Text  # what settles it: the mock's interviewer view and the card show it
 
 
 class Misplaced(ValueError):

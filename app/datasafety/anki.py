@@ -74,7 +74,9 @@ def note(card: CardView, renderer: Renderer) -> genanki.Note:
         question,
         answer,
         _items([point.point_html for point in card.rubric]),
-        _items(list(card.followups_html)),
+        _items(
+            [q + a for q, a in zip(card.followups_html, card.followup_answers_html, strict=True)]
+        ),
         _items(list(card.mistakes_html)),
         card.topic_title,
         card.id,

@@ -28,6 +28,14 @@ class QuestionReport:
     rating: int | None
 
     @property
+    def followup_reference_html(self) -> str | None:
+        """The asked follow-up's reference answer, if the card still has that follow-up."""
+        for index, followup in enumerate(self.card.card.followups):
+            if followup.question == self.followup:
+                return self.card.followup_answers_html[index]
+        return None
+
+    @property
     def coverage(self) -> float | None:
         if self.rating is None:
             return None

@@ -34,7 +34,8 @@ rubric:
   - point: three
     keywords: [three]
 followups:
-  - Why?
+  - question: Why?
+    answer: Because.
 mistakes:
   - This.
 sources:

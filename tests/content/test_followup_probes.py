@@ -11,51 +11,72 @@ from tests.content.test_loader import assert_error, line_of
 
 
 def with_followups(lines: str) -> str:
-    return card().replace("followups:\n  - Why?\n", f"followups:\n{lines}")
+    return card().replace(
+        "followups:\n  - question: Why?\n    answer: Because.\n", f"followups:\n{lines}"
+    )
 
 
-def test_a_follow_up_is_a_string_or_a_question_with_probes(tmp_path: Path) -> None:
+def test_a_follow_up_is_a_question_with_a_reference_answer_and_maybe_probes(
+    tmp_path: Path,
+) -> None:
     write_topic(
         tmp_path,
         with_followups(
-            "  - Why?\n"
+            "  - question: Why?\n"
+            "    answer: Because the ring has $N-1$ steps.\n"
             "  - question: And with a latency $\\alpha$?\n"
             "    probes: [0, 2]\n"
-            "  - question: Untagged, written as a mapping\n"
+            "    answer: |\n"
+            "      $2(N-1)\\alpha$ more.\n"
         ),
     )
     view = load_catalog(tmp_path).card("t-one")
     assert view is not None
-    assert [f.question for f in view.card.followups] == [
-        "Why?",
-        "And with a latency $\\alpha$?",
-        "Untagged, written as a mapping",
-    ]
-    assert [f.probes for f in view.card.followups] == [[], [0, 2], []]
+    assert [f.question for f in view.card.followups] == ["Why?", "And with a latency $\\alpha$?"]
+    assert [f.probes for f in view.card.followups] == [[], [0, 2]]
     assert "<math" in view.followups_html[1]  # rendered like any other follow-up
+    assert "<math" in view.followup_answers_html[0] and "<math" in view.followup_answers_html[1]
+
+
+def test_a_follow_up_without_a_reference_answer_is_refused(tmp_path: Path) -> None:
+    path = write_topic(tmp_path, with_followups("  - Why?\n"))
+    assert_error(tmp_path, path, line_of(path, "- Why?"), "followups.0.answer")
 
 
 @pytest.mark.parametrize(
     ("lines", "needle", "message"),
     [
         (
-            "  - Why?\n  - question: How?\n    probes: [0, 3]\n",
+            "  - question: Why?\n    answer: A.\n  - question: How?\n    answer: B.\n"
+            "    probes: [0, 3]\n",
             "probes: [0, 3]",
             "followups.1.probes.1: probes point 3, but the rubric's points are numbered 0 to 2",
         ),
         (
-            "  - question: How?\n    probes:\n      - 1\n      - -1\n",
+            "  - question: How?\n    answer: B.\n    probes:\n      - 1\n      - -1\n",
             "- -1",
             "followups.0.probes.1: probes point -1",
         ),
         (
-            "  - question: How?\n    probes: [1, 1]\n",
+            "  - question: How?\n    answer: B.\n    probes: [1, 1]\n",
             "probes: [1, 1]",
             "followups.0.probes: a rubric point is named twice",
         ),
-        ("  - question: How?\n    probes: [first]\n", "probes: [first]", "followups.0.probes.0"),
-        ("  - question: How?\n    probe: [1]\n", "probe: [1]", "unknown field 'followups.0.probe'"),
-        ("  - probes: [1]\n", "probes: [1]", "followups.0.question: required field missing"),
+        (
+            "  - question: How?\n    answer: B.\n    probes: [first]\n",
+            "probes: [first]",
+            "followups.0.probes.0",
+        ),
+        (
+            "  - question: How?\n    answer: B.\n    probe: [1]\n",
+            "probe: [1]",
+            "unknown field 'followups.0.probe'",
+        ),
+        (
+            "  - probes: [1]\n    answer: B.\n",
+            "probes: [1]",
+            "followups.0.question: required field missing",
+        ),
     ],
 )
 def test_a_bad_follow_up_names_its_line(

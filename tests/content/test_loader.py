@@ -108,7 +108,9 @@ def test_file_name_must_match_slug(tmp_path: Path) -> None:
 
 
 def test_bad_yaml_in_a_card(tmp_path: Path) -> None:
-    path = write_topic(tmp_path, card().replace("followups:\n  - Why?", "followups: [Why?"))
+    path = write_topic(
+        tmp_path, card().replace("followups:\n  - question: Why?", "followups: [Why?")
+    )
     error = error_for(tmp_path)
     assert error.path == path and "invalid YAML" in error.message
     assert line_of(path, "followups:") <= error.line <= line_of(path, "followups:") + 2

@@ -102,7 +102,8 @@ rubric:
   - point: three
     keywords: [three]
 followups:
-  - Why?
+  - question: Why?
+    answer: Because.
 mistakes:
   - This.
 sources:

@@ -34,11 +34,15 @@ rubric:
 followups:
   - question: How long does it take if every step costs a latency α?
     probes: [1]
-  - Why would anyone use a tree instead?
+    answer: 2(N−1)α more.
+  - question: Why would anyone use a tree instead?
+    answer: Its latency grows with log N.
   - question: Which phase could a switch do for you, and what would be left?
     probes: [0, 2]
+    answer: The reduction; each GPU then sends K once.
   - question: What happens to the bytes at N = 2 and at N = 1024?
     probes: [1, 2]
+    answer: K at N = 2, nearly 2K at 1024.
 mistakes:
   - Saying K(N−1).
 sources:
@@ -106,7 +110,8 @@ def test_untagged_follow_ups_fall_back_to_the_last_one(tmp_path: Path) -> None:
     root = tmp_path / "content"
     plain = (
         CARD.split("followups:")[0]
-        + "followups:\n  - First?\n  - Second?\nmistakes:"
+        + "followups:\n  - question: First?\n    answer: A.\n"
+        + "  - question: Second?\n    answer: B.\nmistakes:"
         + (CARD.split("mistakes:")[1])
     )
     write_topic(root, plain)

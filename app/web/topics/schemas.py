@@ -33,6 +33,9 @@ class CardOut(BaseModel):
     followup_probes: list[list[int]] = Field(
         description="For each follow-up, the rubric points (0-based) it probes; [] for none."
     )
+    followup_answers: list[str] = Field(
+        description="For each follow-up, a short reference answer (markdown): what settles it."
+    )
     mistakes: list[str]
     sources: list[str]
     tags: list[str]
@@ -57,6 +60,7 @@ class CardOut(BaseModel):
             rubric=[RubricPointOut(point=p.point, keywords=list(p.keywords)) for p in card.rubric],
             followups=[f.question for f in card.followups],
             followup_probes=[list(f.probes) for f in card.followups],
+            followup_answers=[f.answer for f in card.followups],
             mistakes=list(card.mistakes),
             sources=list(card.sources),
             tags=list(card.tags),
