@@ -41,6 +41,14 @@ def load_settings(**overrides: Any) -> Settings:
         raise  # unreachable: fail() exits
 
 
+def content_cache(settings: Settings) -> Path:
+    """Beside a SQLite database, as its backups are; else data/content-cache here."""
+    from app.datasafety.backup import sqlite_path
+
+    database = sqlite_path(settings.database_url)
+    return (database.parent if database else Path("data")) / "content-cache"
+
+
 @cli.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to listen on.")] = None,
@@ -55,6 +63,8 @@ def serve(
     from app.web.observability import uvicorn_options
 
     settings = load_settings(host=host, port=port)
+    if settings.content_cache_dir is None:  # a restart reads the rendered topics back
+        settings = settings.model_copy(update={"content_cache_dir": content_cache(settings)})
     if settings.auth_mode == "local" and not is_loopback(settings.host):
         fail(
             f"local mode has one profile and no sign-in, so it only listens on this machine "

@@ -22,6 +22,12 @@ class Settings(BaseSettings):
         default=PROJECT_ROOT / "content",
         description="Folder holding topics/NN-slug.md.",
     )
+    content_cache_dir: Path | None = Field(
+        default=None,
+        description="Where rendered topics are kept between starts (app.content.cache); "
+        "`ringside serve` uses a content-cache folder beside a SQLite database, or "
+        "data/content-cache; unset in code that builds the app itself: no cache.",
+    )
     backup_dir: Path | None = Field(
         default=None,
         description="Where SQLite backups go; default: a backups folder beside the database.",

@@ -104,7 +104,11 @@ def create_app(
     auth_policy = policy_of(settings)
     renderer = Renderer()
     catalog = load_catalog(
-        settings.content_dir, renderer, load_processes, check=drill_check.at_startup()
+        settings.content_dir,
+        renderer,
+        load_processes,
+        check=drill_check.at_startup(),
+        cache_dir=settings.content_cache_dir,
     )
     lab_titles = lab_catalog.titles()
     glossary = load_glossary(settings.content_dir, catalog, lab_titles, renderer)

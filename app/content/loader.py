@@ -15,6 +15,7 @@ import yaml
 from markdown_it.token import Token
 from pydantic import BaseModel, ValidationError
 
+from app.content import cache as topic_cache
 from app.content import figures, yamlsrc
 from app.content.catalog import (
     CardView,
@@ -77,6 +78,7 @@ def load_catalog(
     renderer: Renderer | None = None,
     processes: int = 1,
     check: TopicCheck | None = None,
+    cache_dir: Path | None = None,
 ) -> Catalog:
     """Every topic under content_dir/topics, validated and rendered.
 
@@ -89,17 +91,30 @@ def load_catalog(
     start-up with a thousand cards (bench/suite.py). Only for a process that runs no other
     threads yet, as `ringside serve` at start-up: a fork copies no thread but could copy a
     lock another thread holds.
+
+    With `cache_dir`, a topic rendered and checked at an earlier start, from the same file,
+    figures and code, is read back instead of rendered again (app.content.cache).
     """
     renderer = renderer or Renderer()
     topics_dir = content_dir / "topics"
     files = sorted(topics_dir.glob("*.md")) if topics_dir.is_dir() else []
     if not files:
         raise ContentError(topics_dir, 0, "no topic files (NN-slug.md) found")
-    if processes > 1 and len(files) >= PARALLEL_FROM and sys.platform == "linux":
-        topics = _load_in_processes(files, processes, check)
+    keys = [topic_cache.key(path, check) for path in files] if cache_dir else []
+    kept = [topic_cache.read(cache_dir, k) for k in keys] if cache_dir else [None] * len(files)
+    todo = [path for path, topic in zip(files, kept, strict=True) if topic is None]
+    if processes > 1 and len(todo) >= PARALLEL_FROM and sys.platform == "linux":
+        fresh = _load_in_processes(todo, processes, check)
     else:
-        topics = [_load_and_check(path, renderer, check) for path in files]
+        fresh = [_load_and_check(path, renderer, check) for path in todo]
+    made = iter(fresh)
+    topics = [topic if topic is not None else next(made) for topic in kept]
     _check_across(topics)
+    if cache_dir:
+        for name, old, topic in zip(keys, kept, topics, strict=True):
+            if old is None:
+                topic_cache.write(cache_dir, name, topic)
+        topic_cache.prune(cache_dir, set(keys))
     return Catalog(topics)
 
 
