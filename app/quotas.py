@@ -81,9 +81,15 @@ def check_audio(session: Session, user_id: int, adding: int, quotas: Quotas) -> 
         )
 
 
-def _retry_after(times: list[datetime], limit: int, now: datetime) -> int:
-    oldest = sorted(times)[-limit]
-    return max(1, int((oldest + DAY - now).total_seconds()))
+def _within_daily_limit(times: list[datetime], limit: int, what: str, now: datetime) -> None:
+    """Refuse (429, with when to retry) once `limit` of `what` happened in the last 24 hours."""
+    if len(times) >= limit:
+        oldest = sorted(times)[-limit]
+        raise QuotaExceeded(
+            f"You can {what.format(limit=limit)} in 24 hours on this server; try again later.",
+            429,
+            max(1, int((oldest + DAY - now).total_seconds())),
+        )
 
 
 def _mock_sessions_since(session: Session, user_id: int, now: datetime) -> list[datetime]:
@@ -102,25 +108,14 @@ def _imports_since(session: Session, user_id: int, now: datetime) -> list[dateti
 
 def check_mock_session(session: Session, user_id: int, now: datetime, quotas: Quotas) -> None:
     created = _mock_sessions_since(session, user_id, now)
-    if len(created) >= quotas.mock_sessions_per_day:
-        raise QuotaExceeded(
-            f"You can start at most {quotas.mock_sessions_per_day} mock interviews in 24 hours "
-            "on this server; try again later.",
-            429,
-            _retry_after(created, quotas.mock_sessions_per_day, now),
-        )
+    limit = quotas.mock_sessions_per_day
+    _within_daily_limit(created, limit, "start at most {limit} mock interviews", now)
 
 
 def claim_import(session: Session, user_id: int, now: datetime, quotas: Quotas) -> None:
     """Count one import (in the caller's transaction: a refused file is not counted)."""
     done = _imports_since(session, user_id, now)
-    if len(done) >= quotas.imports_per_day:
-        raise QuotaExceeded(
-            f"You can import at most {quotas.imports_per_day} files in 24 hours on this "
-            "server; try again later.",
-            429,
-            _retry_after(done, quotas.imports_per_day, now),
-        )
+    _within_daily_limit(done, quotas.imports_per_day, "import at most {limit} files", now)
     session.add(ImportRecord(user_id=user_id, at=now))
 
 
