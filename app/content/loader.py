@@ -287,7 +287,7 @@ def _card_view(
         followups_html=tuple(
             html(f.question, "followups", i, "question") for i, f in enumerate(card.followups)
         ),
-        mistakes_html=tuple(html(m, "mistakes", i) for i, m in enumerate(card.mistakes)),
+        mistakes_html=tuple(html(m.text, "mistakes", i) for i, m in enumerate(card.mistakes)),
         sources=tuple(_source(s, keys, meta.slug, renderer) for s in card.sources),
         question_text=words(_PLACEHOLDER.sub("…", card.question)),
         plain_text=" ".join(words(t) for t in texts if t),

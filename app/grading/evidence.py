@@ -278,3 +278,43 @@ def _phrase_at(
             flipped = any(w.negated != p.negated for w, p in zip(matched, phrase, strict=True))
             out.append((word.start, flipped))
     return out
+
+
+def found_at(
+    evidence: Evidence, answer: Answer, about: frozenset[str] = frozenset()
+) -> tuple[int, int] | None:
+    """The statement (its index) and the offset in it where the evidence is affirmed, or None."""
+    for index, part in enumerate(answer.clauses):
+        if evidence.words:
+            hits = _phrase_at(evidence.words, part.words, answer)
+        else:
+            hits = [(at, part.negated_at(at)) for at in _places(evidence, answer, index)]
+        for offset, negated in hits:
+            if not negated and about_the_same(about, part.subject_at(offset)):
+                return index, offset
+        if evidence.parts:
+            found = [_in_clause(p, answer, index, about) for p in evidence.parts]
+            if all(yes for yes, _no in found):
+                return index, 0
+    return None
+
+
+def found_together(
+    group: tuple[Evidence, ...], answer: Answer, about: frozenset[str] = frozenset()
+) -> int | None:
+    """The first statement that affirms every element of `group`, or None: "1F1B" and
+    "halves the bubble" said of one thing, not one in each of two sentences."""
+    for index in range(len(answer.clauses)):
+        if all(_in_clause(e, answer, index, about)[0] for e in group):
+            return index
+    return None
+
+
+def quantity_conflict(wanted: tuple[Quantity, ...], answer: Answer, index: int) -> Quantity | None:
+    """A quantity the statement gives in the dimension of `wanted` that equals none of them
+    ("720 GB/s" where the point's figure is 360 GB/s), or None."""
+    dimensions = {q.dimension for q in wanted} - {"number"}
+    for got in answer.quantities[index]:
+        if got.dimension in dimensions and not any(close(w, got, strict=True) for w in wanted):
+            return got
+    return None

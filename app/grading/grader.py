@@ -10,18 +10,23 @@ has clearly made several points, the rest need less evidence.
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from functools import lru_cache
 
-from app.content.schema import RubricPoint
+from app.content.schema import Mistake, RubricPoint
 from app.grading.evidence import (
     Answer,
     Evidence,
+    Quantity,
     about_the_same,
     close,
     compact,
     compile_keyword,
     find,
     formula_at,
+    found_at,
+    found_together,
+    quantity_conflict,
     read,
 )
 from app.grading.field import field
@@ -72,10 +77,23 @@ def _formulas(point: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Check:
-    """The points an answer makes (indexes into the rubric), each with the words that did."""
+    """The points an answer makes (indexes into the rubric), each with the words that did; the
+    card's common mistakes it states, each with its own words; and the points the grader
+    cannot honestly call either way (its evidence sits at the threshold)."""
 
     points: list[int]
     reasons: dict[int, str]
+    mistakes: list[int] = dataclass_field(default_factory=list)
+    mistake_reasons: dict[int, str] = dataclass_field(default_factory=dict)
+    unsure: list[int] = dataclass_field(default_factory=list)
+    # Points not credited although their words are there, and why: a needed element missing,
+    # a different value for the point's own quantity, a mistake that contradicts it.
+    withheld: dict[int, str] = dataclass_field(default_factory=dict)
+
+    @property
+    def undecided(self) -> bool:
+        """Whether the local grader cannot decide this answer: a point sits at its threshold."""
+        return bool(self.unsure)
 
 
 @dataclass(frozen=True)
@@ -84,21 +102,131 @@ class _Point:
     own_words: tuple[Word, ...]  # the point's own words
     own_weights: tuple[float, ...]  # each word's evidence, ECHO_COVER if the question says it
     about: frozenset[str]  # the strategies or stages the point speaks of, if any
+    needs: tuple[tuple[Evidence, ...], ...] = ()  # each group: any one of these must be found
+    quantities: tuple[Quantity, ...] = ()  # the point's own figures, with their units
 
 
-def points_made(rubric: Sequence[RubricPoint], answer: str, question: str = "") -> Check:
-    """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats."""
-    compiled = _compile(tuple((p.point, tuple(p.keywords)) for p in rubric), question)
+@dataclass(frozen=True)
+class _Mistake:
+    evidence: tuple[tuple[Evidence, ...], ...]  # any one group, all of a group in a statement
+    contradicts: tuple[int, ...]
+
+
+UNSURE = 0.15  # a point whose score is this close to the bar could go either way
+
+
+def points_made(
+    rubric: Sequence[RubricPoint],
+    answer: str,
+    question: str = "",
+    mistakes: Sequence[Mistake] = (),
+) -> Check:
+    """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats;
+    `mistakes` with evidence are looked for, and a point one contradicts is not credited."""
+    compiled = _compile(
+        tuple((p.point, tuple(p.keywords), tuple(map(tuple, p.needs))) for p in rubric), question
+    )
     read_answer = read(answer)
-    scored = [_score(point, read_answer) for point in compiled]
+    found_mistakes, mistake_reasons, contradicted = _mistakes(mistakes, read_answer, answer)
+    withheld: dict[int, str] = {}
+    scored = []
+    for index, point in enumerate(compiled):
+        score, found = _score(point, read_answer)
+        if score >= LENIENT:
+            why = contradicted.get(index) or _lacks(point, read_answer)
+            if why:
+                withheld[index] = why
+                score = 0.0
+        scored.append((score, found))
     clear = sum(1 for score, _found in scored if score >= THRESHOLD)
     bar = LENIENT if clear >= CLEAR_POINTS else THRESHOLD
-    points, reasons = [], {}
+    points, reasons, unsure = [], {}, []
     for index, (score, found) in enumerate(scored):
         if score >= bar:
             points.append(index)
             reasons[index] = _reason(found)
-    return Check(points, reasons)
+        if index not in withheld and abs(score - bar) < UNSURE:
+            unsure.append(index)
+    return Check(points, reasons, found_mistakes, mistake_reasons, unsure, withheld)
+
+
+def _lacks(point: _Point, answer: Answer) -> str:
+    """Why the point's words alone do not make it here ("" when nothing is lacking): a group
+    of its needs with nothing found, or a different figure for its own quantity."""
+    for group in point.needs:
+        if not any(found_at(e, answer, point.about) for e in group):
+            return "needs " + " or ".join(f"“{e.text}”" for e in group)
+    if point.quantities and not any(
+        close(q, got, strict=True)
+        for qs in answer.quantities
+        for got in qs
+        for q in point.quantities
+    ):
+        for index in range(len(answer.clauses)):
+            if conflict := quantity_conflict(point.quantities, answer, index):
+                said = answer.clauses[index].text[conflict.offset :].split(",")[0][:40].strip()
+                return f"gives “{said}”, not the point's figure"
+    return ""
+
+
+def _mistakes(
+    mistakes: Sequence[Mistake], answer: Answer, text: str
+) -> tuple[list[int], dict[int, str], dict[int, str]]:
+    """The mistakes the answer states, the words that state each, and the points they deny."""
+    compiled = _compile_mistakes(
+        tuple((tuple(map(tuple, m.evidence)), tuple(m.contradicts)) for m in mistakes)
+    )
+    found: list[int] = []
+    reasons: dict[int, str] = {}
+    contradicted: dict[int, str] = {}
+    for index, mistake in enumerate(compiled):
+        for group in mistake.evidence:
+            where = (
+                found_together(group, answer)
+                if len(group) > 1
+                else (hit[0] if (hit := found_at(group[0], answer)) else None)
+            )
+            if where is not None:
+                found.append(index)
+                said = quote(text, answer.clauses[where].text)
+                reasons[index] = f"You said “{said}”"
+                for point in mistake.contradicts:
+                    contradicted.setdefault(point, f"contradicted by what you said: “{said}”")
+                break
+    return found, reasons, contradicted
+
+
+@lru_cache(maxsize=1024)
+def _compile_mistakes(
+    mistakes: tuple[tuple[tuple[tuple[str, ...], ...], tuple[int, ...]], ...],
+) -> list[_Mistake]:
+    return [
+        _Mistake(tuple(tuple(compile_keyword(k) for k in group) for group in groups), contradicts)
+        for groups, contradicts in mistakes
+    ]
+
+
+_PIECE_END = re.compile(
+    r"(?<=[.!?;])\s+|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\s-+>\s?|\s-{1,2}\s|→"
+)
+QUOTE_CHARS = 160
+
+
+def quote(text: str, statement: str) -> str:
+    """The answer's own words for one of its statements (read normalised, in lower case):
+    the piece of the original text that shares most words with it."""
+    wanted = {w.stem for c in clauses(statement) for w in c.words}
+    best, best_shared = statement, -1.0
+    for piece in _PIECE_END.split(text):
+        piece = " ".join(piece.split())
+        if not piece:
+            continue
+        stems = {w.stem for c in clauses(lower(normalise(piece))) for w in c.words}
+        shared = len(wanted & stems) - 0.01 * len(stems - wanted)
+        if shared > best_shared:
+            best, best_shared = piece, shared
+    best = best.strip(" .;")
+    return best if len(best) <= QUOTE_CHARS else best[: QUOTE_CHARS - 1].rstrip() + "…"
 
 
 def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
@@ -214,12 +342,14 @@ def _reason(found: list[str]) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> list[_Point]:
+def _compile(
+    rubric: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...], question: str
+) -> list[_Point]:
     asked = {w.stem for c in clauses(lower(normalise(question))) for w in c.words}
     asked_text = lower(normalise(question)).replace(" ", "")
     asked_quantities = [q for qs in read(question).quantities for q in qs]
     out = []
-    for point, keywords in rubric:
+    for point, keywords, needs in rubric:
         point_text = compact(lower(normalise(point)))
         weighted = []
         for keyword in keywords:
@@ -247,7 +377,15 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
         words = field()
         own_weights = tuple(ECHO_COVER if stem in asked else words.evidence(stem) for stem in own)
         about = entities(lower(normalise(point)))
-        out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about))
+        needed = tuple(tuple(compile_keyword(k) for k in group) for group in needs)
+        figures = tuple(
+            e.quantity
+            for e, _w in weighted
+            if e.quantity is not None and e.quantity.dimension != "number"
+        )
+        out.append(
+            _Point(tuple(weighted), tuple(own.values()), own_weights, about, needed, figures)
+        )
     return out
 
 

@@ -153,7 +153,12 @@ class Clause:
         return self.subjects[-1][1] if self.subjects else self.inherited
 
 
-_TOKEN = re.compile(r"[a-z][a-z0-9_']*|w/o?|b/c|[,(=:]|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])")
+# "(" opens an aside ("(as in DP)"), which ends a negation's reach, unless it opens a formula:
+# "not (N-1)K", "not 2(N-1)/N" deny the formula.
+_ASIDE = r"(?<![\w)])\((?![^()\s]*[-+*/^][^()\s]*\))(?![^()]*\)[\w/^*(])"
+_TOKEN = re.compile(
+    rf"[a-z][a-z0-9_']*|w/o?|b/c|[,=:]|{_ASIDE}|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])"
+)
 # "without it, every byte is…": "without" denies the pronoun after it, and nothing more.
 PRONOUNS = {"it", "this", "that", "them", "these", "those"}
 # A negation after a verb denies the verb: "hung ranks log nothing" is "they do not log".

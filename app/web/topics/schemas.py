@@ -57,7 +57,7 @@ class CardOut(BaseModel):
             rubric=[RubricPointOut(point=p.point, keywords=list(p.keywords)) for p in card.rubric],
             followups=[f.question for f in card.followups],
             followup_probes=[list(f.probes) for f in card.followups],
-            mistakes=list(card.mistakes),
+            mistakes=[m.text for m in card.mistakes],
             sources=list(card.sources),
             tags=list(card.tags),
         )
