@@ -30,6 +30,7 @@ tuning (260 answers over 88 cards) 0.966, 0.18; held-out 0.860, 0.50; held-out 2
 held-out 3 0.945, 0.17; the three held-out sets pooled (155 answers) 0.912, 0.29.
 """
 
+import os
 import re
 import statistics
 import sys
@@ -50,6 +51,8 @@ from app.content.schema import RubricPoint  # noqa: E402
 from app.grading import check  # noqa: E402
 
 ANSWERS = ROOT / "tests" / "grading"
+# The content graded against: the repository's, or RINGSIDE_CONTENT_DIR (a draft of it).
+CONTENT = Path(os.environ.get("RINGSIDE_CONTENT_DIR") or ROOT / "content")
 SETS = {
     "tuning": tuple(sorted(ANSWERS.glob("answers_tuning*.yml"))),  # tuning.yml, tuning2.yml, …
     "held-out": (ANSWERS / "answers_heldout.yml",),
@@ -263,9 +266,9 @@ def show_tuning_misgrades(catalog: Catalog) -> None:
 
 def main() -> None:
     if "--misgrades" in sys.argv:
-        show_tuning_misgrades(load_catalog(ROOT / "content"))
+        show_tuning_misgrades(load_catalog(CONTENT))
         return
-    catalog = load_catalog(ROOT / "content")
+    catalog = load_catalog(CONTENT)
     sets = {name: load_set(path) for name, path in SETS.items()}
     for name, items in sets.items():
         report(name, items, catalog)
