@@ -12,10 +12,31 @@ where a ring's bus bandwidth is nChannels × the per-channel rate of its slowest
     N > g > 1              across nodes with g ranks per node: NCCL builds g rings (channels)
                            at once, each leaving the node on a different NIC, so every rank's
                            share of the traffic moves at B = min(intra, g × NIC).
-Left out: per-channel and per-hop latency differences (one α for every step), NVLS and
-SHARP/CollNet in-network reduction, protocol choice (LL, LL128, Simple), and congestion.
+Left out: NVLS and SHARP/CollNet in-network reduction, protocol choice (LL, LL128, Simple),
+congestion, NCCL's base latency per call (3.6 µs for ring/LL) and its own hop latencies per
+algorithm (a tree/LL hop costs it 0.52 × 1.8 µs on NVLink and 5 µs on the network): here a tree
+hop costs what a ring hop costs.
 
-Ring models (a step sends one K/N chunk to the next rank):
+Which latency a step pays: the hop it crosses, α_intra inside a node (`intra_node_alpha_s`,
+NVLink or PCIe) or α_net across the network (`alpha_s`). Without `intra_node_alpha_s` every hop
+costs `alpha_s`, the one-α model these functions had before. The hops are counted as NCCL's
+tuner counts them (tuning.cc, 2.7-era revision, `ncclTopoTuneModel`), with nodes = N/g:
+    g = 1 every hop crosses the network; N ≤ g (one node) none does.
+    ring         a node's g ranks sit next to each other on the ring, so N/g of its N edges cross
+                 the network. A pass of N−1 steps carries a chunk over every edge but one, and
+                 the one it skips is counted as a network edge (nInterSteps = nNodes − 1 per
+                 pass): N/g − 1 network hops and N − N/g intra-node hops per pass, two passes
+                 for all_reduce. 1,024 GPUs in 128 nodes: 2 × 127 = 254 network hops and
+                 2046 − 254 = 1,792 NVLink hops.
+    all_to_all   N−1 pairwise steps, one to each other rank: g−1 in the node, N−g across.
+    tree         2((g−1)·α_intra + ⌈log₂(N/g)⌉·α_net): a chain of g−1 hops in each node, then
+                 the tree's levels over the nodes, up and down (tuning.cc's tree latency).
+    halving/doubling, PAT   log₂g steps inside the node, then log₂(N/g) across, per pass.
+With α_intra = 0.85 µs (NCCL 2.7's LL NVLink step, 0.47 µs × 1.8 once the ring spans nodes)
+and α_net = 2.7 µs (its LL network step), the 1,024-GPU ring's latency term is
+1,792 × 0.85 + 254 × 2.7 = 2,209 µs, the topic's "≈ 2,200 µs" less NCCL's 3.6 µs base.
+
+Ring models (a step sends one K/N chunk to the next rank; each α is its hop's, as above):
     all_reduce       reduce-scatter then all-gather: 2(N−1)α + 2(N−1)/N · K/B
     reduce_scatter   (N−1)α + (N−1)/N · K/B            all_gather: the same
     all_to_all       pairwise exchange, N−1 steps of K/N: (N−1)α + (N−1)/N · K/B
@@ -81,6 +102,8 @@ class CollectiveResult:
     steps: list[Step] = field(default_factory=list)
     effective_bandwidth_Bps: float = 0.0
     notes: list[str] = field(default_factory=list)
+    intra_node_hops: int = 0  # steps on the critical path that stay inside a node
+    network_hops: int = 0  # steps that cross the network
 
 
 @dataclass(frozen=True)
@@ -152,16 +175,32 @@ def node_link(
     return Link(min(intra, g * nic), g, False)
 
 
-def _latency_count(op: str, algorithm: str, n: int, g: int) -> int:
-    """Messages on the critical path: ring 2(N−1) or N−1, tree 2d, log-time algorithms log₂N."""
+def _hops(op: str, algorithm: str, n: int, g: int) -> tuple[int, int]:
+    """(intra-node, network) steps on the critical path, g = the link's ranks per node (1: every
+    hop crosses the network, N: none does). Their sum is the one-α count: ring 2(N−1) or N−1,
+    tree 2((g−1) + ⌈log₂(N/g)⌉), log-time algorithms log₂N per pass (module docstring)."""
     if n == 1:
-        return 0
+        return 0, 0
+    nodes = n // g
+    passes = 2 if op == "all_reduce" else 1
     if algorithm == "tree":
-        nodes = max(1, n // g)
-        return 2 * ((min(g, n) - 1) + tree_depth(nodes))
+        return 2 * (g - 1), 2 * tree_depth(nodes)
     if algorithm in ("rabenseifner", "pat"):
-        return (2 if op == "all_reduce" else 1) * tree_depth(n)
-    return 2 * (n - 1) if op == "all_reduce" else n - 1
+        # The halving steps inside the node come first (see _halving_steps), then the nodes'.
+        return passes * tree_depth(g), passes * tree_depth(nodes)
+    if op == "all_to_all":
+        return g - 1, n - g  # one step to each other rank: g − 1 of them share the node
+    # A ring pass crosses every edge but one, and NCCL counts the one skipped as a network
+    # edge: nodes − 1 network hops per pass, the rest inside the nodes.
+    return passes * (n - nodes), passes * (nodes - 1)
+
+
+def _alphas(alpha_s: float, intra_node_alpha_s: float | None) -> tuple[float, float]:
+    """(α_intra, α_net): one α for every hop unless the intra-node hop has its own."""
+    alpha = check_real("alpha_s", alpha_s, positive=False)
+    if intra_node_alpha_s is None:
+        return alpha, alpha
+    return check_real("intra_node_alpha_s", intra_node_alpha_s, positive=False), alpha
 
 
 def _volume(op: str, algorithm: str, n: int, k: float) -> float:
@@ -187,6 +226,7 @@ def collective(
     ranks_per_node: int = 1,
     intra_node_bandwidth_Bps: float | None = None,
     tree_efficiency: float = 1.0,
+    intra_node_alpha_s: float | None = None,
 ) -> CollectiveResult:
     """α–β time of one collective: Patarasuk & Yuan 2009 (ring), NCCL 2.4 blog (tree), Thakur
     et al. 2005 (recursive halving/doubling), NCCL tuning.cc (node-aware rates, PAT)."""
@@ -194,7 +234,7 @@ def collective(
     check_choice("algorithm", algorithm, ALGORITHMS)
     n = check_int("ranks", ranks, 1)
     k = check_real("bytes", bytes, positive=False)
-    alpha = check_real("alpha_s", alpha_s, positive=False)
+    alpha_intra, alpha_net = _alphas(alpha_s, intra_node_alpha_s)
     check_real("bandwidth_Bps", bandwidth_Bps, positive=True)
     eta = check_real("tree_efficiency", tree_efficiency, positive=True)
     if eta > 1:
@@ -208,11 +248,10 @@ def collective(
     if algorithm == "pat" and ranks_per_node != 1:
         raise FieldError("ranks_per_node", "NCCL runs PAT only with one GPU per node (v2.23+)")
 
-    g = link.ranks_per_node
-    messages = _latency_count(op, algorithm, n, g)
+    intra_hops, net_hops = _hops(op, algorithm, n, link.ranks_per_node)
     sent = _volume(op, algorithm, n, k)
     rate = link.bandwidth_Bps * (eta if algorithm == "tree" else 1.0)
-    latency = messages * alpha
+    latency = intra_hops * alpha_intra + net_hops * alpha_net
     bandwidth = sent / rate if sent else 0.0
     first = _bandwidth_step(link, bandwidth_Bps, intra_node_bandwidth_Bps, n, ranks_per_node)
     bandwidth_step = Step(
@@ -233,12 +272,13 @@ def collective(
     time = latency + bandwidth
     factor = busbw_factor(op, n)
     algbw = k / time if time > 0 else 0.0
+    where = "flat" if ranks_per_node == 1 else "inside" if link.within_node else "across"
     steps = [
         first,
         Step(
-            "Latency term",
-            _latency_tex(op, algorithm, g),
-            rf"{messages} \times {tex(alpha)}",
+            f"Latency term: {intra_hops:,} hops inside a node, {net_hops:,} across the network",
+            _latency_tex(op, algorithm, where),
+            rf"{intra_hops} \times {tex(alpha_intra)} + {net_hops} \times {tex(alpha_net)}",
             latency,
             "s",
         ),
@@ -264,6 +304,8 @@ def collective(
         steps=steps,
         effective_bandwidth_Bps=link.bandwidth_Bps,
         notes=_notes(algorithm, link, eta),
+        intra_node_hops=intra_hops,
+        network_hops=net_hops,
     )
 
 
@@ -327,9 +369,11 @@ def _bandwidth_step(link: Link, nic: float, intra: float | None, n: int, g_in: i
 def _notes(algorithm: str, link: Link, eta: float) -> list[str]:
     """Where the numbers come from and what the model leaves out (module docstring)."""
     notes = [
-        "α and B are your inputs; K/B uses the effective bandwidth above. One α per step: "
-        "NCCL's per-channel, per-protocol (LL, LL128, Simple) and intra- versus inter-node "
-        "latencies are left out, and so are congestion and NVLS or SHARP in-network reduction."
+        "α and B are your inputs; K/B uses the effective bandwidth above. Each step pays the "
+        "latency of the hop it crosses, α_intra inside a node or α_net across the network, "
+        "counted as NCCL's tuner counts them. Left out: NCCL's base latency per call, its "
+        "per-protocol (LL, LL128, Simple) and per-algorithm hop latencies, congestion, and "
+        "NVLS or SHARP in-network reduction."
     ]
     if not link.within_node and link.ranks_per_node > 1:
         notes.append(
@@ -364,23 +408,28 @@ def crossover_bytes(
     ranks_per_node: int = 1,
     intra_node_bandwidth_Bps: float | None = None,
     tree_efficiency: float = 1.0,
+    intra_node_alpha_s: float | None = None,
 ) -> float:
     """Size K* where ring and tree all-reduce times meet (this module's models):
-    K* = (N−1−d)·α·B / (1/η − 1 + 1/N), which is N·B·α·(N−1−⌈log₂N⌉) when η = 1 and g = 1."""
+    K* = (T_α,ring − T_α,tree)·B / (2(1/η − 1 + 1/N)). With one α and g = 1 that is
+    (N−1−⌈log₂N⌉)·α·B / (1/η − 1 + 1/N), and N·B·α·(N−1−⌈log₂N⌉) when η = 1."""
     n = check_int("ranks", ranks, 1)
-    alpha = check_real("alpha_s", alpha_s, positive=False)
+    alpha_intra, alpha_net = _alphas(alpha_s, intra_node_alpha_s)
     eta = check_real("tree_efficiency", tree_efficiency, positive=True)
     if eta > 1:
         raise FieldError("tree_efficiency", "must be at most 1")
     link = node_link(n, bandwidth_Bps, ranks_per_node, intra_node_bandwidth_Bps)
     if n == 1:
         return 0.0
-    # Ring minus tree: 2(N−1−d)α − 2K/B·(1/η − 1 + 1/N); below K* the tree's shorter latency
-    # wins. When N−1 ≤ d (N ≤ 3, or a one-node chain) the tree never wins: zero bytes.
-    saved = (n - 1) - _latency_count("all_reduce", "tree", n, link.ranks_per_node) // 2
-    if eta == 1.0:
-        return max(0.0, n * link.bandwidth_Bps * alpha * saved)
-    return max(0.0, saved * alpha * link.bandwidth_Bps / (1.0 / eta - 1.0 + 1.0 / n))
+    # Ring minus tree: the latency the tree saves less 2K/B·(1/η − 1 + 1/N), the bandwidth it
+    # loses; below K* the tree wins. When it saves nothing (N ≤ 3, or a one-node chain) the
+    # tree never wins: zero bytes.
+    g = link.ranks_per_node
+    (ring_intra, ring_net), (tree_intra, tree_net) = (
+        _hops("all_reduce", algorithm, n, g) for algorithm in ("ring", "tree")
+    )
+    saved = (ring_intra - tree_intra) * alpha_intra + (ring_net - tree_net) * alpha_net
+    return max(0.0, saved / 2 * link.bandwidth_Bps / (1.0 / eta - 1.0 + 1.0 / n))
 
 
 def default_sizes() -> list[float]:
@@ -396,30 +445,35 @@ def allreduce_curve(
     ranks_per_node: int = 1,
     intra_node_bandwidth_Bps: float | None = None,
     tree_efficiency: float = 1.0,
+    intra_node_alpha_s: float | None = None,
 ) -> list[CurvePoint]:
     """All-reduce time against message size, ring and tree: this module's α–β models."""
     points = []
     links = (ranks_per_node, intra_node_bandwidth_Bps)
     for size in default_sizes() if sizes is None else sizes:
-        ring = collective("all_reduce", "ring", ranks, size, alpha_s, bandwidth_Bps, *links)
-        tree = collective(
-            "all_reduce", "tree", ranks, size, alpha_s, bandwidth_Bps, *links, tree_efficiency
-        )
+        args = (ranks, size, alpha_s, bandwidth_Bps, *links)
+        ring = collective("all_reduce", "ring", *args, intra_node_alpha_s=intra_node_alpha_s)
+        tree = collective("all_reduce", "tree", *args, tree_efficiency, intra_node_alpha_s)
         points.append(CurvePoint(bytes=float(size), ring_s=ring.time_s, tree_s=tree.time_s))
     return points
 
 
-def _latency_tex(op: str, algorithm: str, g: int) -> str:
-    """Latency term as LaTeX: Patarasuk & Yuan 2009 (ring), NCCL 2.4 blog (tree), Thakur 2005."""
+def _latency_tex(op: str, algorithm: str, where: str) -> str:
+    """The latency term as LaTeX, `_hops`' counts times α_intra and α_net: "flat" is one rank
+    per node (every hop on the network), "inside" one node (none), "across" g ranks per node."""
+    two = "2" if op == "all_reduce" else ""
     if algorithm == "tree":
-        if g > 1:
-            return r"2\left((g-1)+\lceil\log_2 (N/g)\rceil\right)\alpha"
-        return r"2\lceil\log_2 N\rceil\alpha"
-    if algorithm in ("rabenseifner", "pat"):
-        return (
-            r"2\lceil\log_2 N\rceil\alpha" if op == "all_reduce" else r"\lceil\log_2 N\rceil\alpha"
-        )
-    return r"2(N-1)\alpha" if op == "all_reduce" else r"(N-1)\alpha"
+        total = "2(N-1)" if where == "inside" else r"2\lceil\log_2 N\rceil"  # a chain, a tree
+        split = ("2(g-1)", r"2\lceil\log_2 (N/g)\rceil")
+    elif algorithm in ("rabenseifner", "pat"):
+        total = two + (r"\log_2 N" if algorithm == "rabenseifner" else r"\lceil\log_2 N\rceil")
+        split = (two + r"\log_2 g", two + r"\log_2 (N/g)")
+    elif op == "all_to_all":
+        total, split = "(N-1)", ("(g-1)", "(N-g)")
+    else:
+        total, split = f"{two}(N-1)", (f"{two}(N-N/g)", f"{two}(N/g-1)")
+    intra, net = ("0", total) if where == "flat" else (total, "0") if where == "inside" else split
+    return rf"T_\alpha = {intra}\,\alpha_{{\text{{intra}}}} + {net}\,\alpha_{{\text{{net}}}}"
 
 
 def _bandwidth_tex(op: str, algorithm: str) -> str:

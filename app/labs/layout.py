@@ -47,7 +47,7 @@ HEADROOM = 0.10  # kept free of the GPU's memory for buffers and fragmentation
 OPTIMIZER_BYTES_PER_PARAM = 12.0  # mixed-precision Adam: fp32 master, m and v
 RECOMPUTE = ("none", "selective", "full")
 EFFICIENCY = ("mfu", "hfu")
-DEFAULT_ALPHA_S = 5e-6  # per network ring step; the collectives lab's default too
+DEFAULT_ALPHA_S = 5e-6  # per network ring step; NVLink steps are not charged
 
 
 @dataclass(frozen=True)

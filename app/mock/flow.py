@@ -45,6 +45,7 @@ def _turn(
     position: int | None = None, part: str | None = None,
 ) -> _Turn:  # fmt: skip
     qs = mocks.questions(session, mock)
+    mocks.settle_all(qs, now, catalog)  # a write step: store what ran out of time first
     step = mocks.current_step(mock, qs, now, catalog)
     if _already_done(qs, action, position, part):
         return _Turn(qs, step, repeat=True)
@@ -116,7 +117,9 @@ def autosave(
     session: Session, mock: MockSession, catalog: Catalog, now: datetime, part: str, text: str
 ) -> MockQuestion:
     """Keep the answer being written; refused (TooLate) once nothing is being answered."""
-    step = mocks.current_step(mock, mocks.questions(session, mock), now, catalog)
+    qs = mocks.questions(session, mock)
+    mocks.settle_all(qs, now, catalog)
+    step = mocks.current_step(mock, qs, now, catalog)
     if step.question is None or step.kind not in ("answer", "followup"):
         raise mocks.TooLate("nothing is being answered now; the last saved text was kept")
     mocks.save(step.question, part, text, now)
@@ -173,7 +176,7 @@ def abandon(
     """Stop the session for good; what was answered stays, for the report. Abandoning an
     abandoned session changes nothing."""
     qs = mocks.questions(session, mock)
-    mocks.current_step(mock, qs, now, catalog)  # settles what ran out of time first
+    mocks.settle_all(qs, now, catalog)  # what ran out of time is stored as submitted first
     if mock.status == "abandoned":
         return qs
     if mock.status != "active":

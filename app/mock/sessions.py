@@ -6,6 +6,7 @@ text kept. A question whose deadline passed while nobody was looking is submitte
 Callers pass an open session (read or write); writes are committed by the caller.
 """
 
+import copy
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -203,20 +204,54 @@ def phase(question: MockQuestion) -> str:
     return "grading"
 
 
-def settle(question: MockQuestion, now: datetime, card: CardView | None) -> None:
-    """Submit, as saved, whatever ran out of time while nobody was there to submit it."""
-    if (
+def _main_overdue(question: MockQuestion, now: datetime) -> bool:
+    return bool(
         phase(question) == "answering"
         and question.deadline
         and now > as_utc(question.deadline) + GRACE
-    ):
-        _submit_main(question, as_utc(question.deadline), card)
-    if (
+    )
+
+
+def _followup_overdue(question: MockQuestion, now: datetime) -> bool:
+    return bool(
         phase(question) == "followup"
         and question.followup_deadline
         and now > as_utc(question.followup_deadline) + GRACE
-    ):
-        question.followup_submitted_at = as_utc(question.followup_deadline)
+    )
+
+
+def settle(question: MockQuestion, now: datetime, card: CardView | None) -> None:
+    """Submit, as saved, whatever ran out of time while nobody was there to submit it.
+
+    A write step: it changes `question`. Reads use `as_of`, which leaves the row alone."""
+    if _main_overdue(question, now):
+        _submit_main(question, as_utc(question.deadline), card)  # type: ignore[arg-type]
+    if _followup_overdue(question, now):
+        question.followup_submitted_at = as_utc(question.followup_deadline)  # type: ignore[arg-type]
+
+
+def settle_all(qs: list[MockQuestion], now: datetime, catalog: Catalog) -> None:
+    """`settle` every question of a session: the first thing a write step does."""
+    for question in qs:
+        settle(question, now, catalog.card(question.card_id))
+
+
+def as_of(question: MockQuestion, now: datetime, card: CardView | None) -> MockQuestion:
+    """The question as it stands at `now`, where what ran out of time counts as submitted.
+
+    A read: the row itself is never changed (a GET must not write). When time has run out, a
+    detached copy (never added to the database session) carries the settled state.
+    """
+    if not (_main_overdue(question, now) or _followup_overdue(question, now)):
+        return question
+    columns = MockQuestion.__table__.columns
+    view = MockQuestion(**{c.key: copy.copy(getattr(question, c.key)) for c in columns})
+    settle(view, now, card)
+    return view
+
+
+def as_of_all(qs: list[MockQuestion], now: datetime, catalog: Catalog) -> list[MockQuestion]:
+    return [as_of(q, now, catalog.card(q.card_id)) for q in qs]
 
 
 @dataclass(frozen=True)
@@ -230,8 +265,10 @@ class Step:
 def current_step(
     mock: MockSession, qs: list[MockQuestion], now: datetime, catalog: Catalog
 ) -> Step:
-    for question in qs:
-        settle(question, now, catalog.card(question.card_id))
+    """What the session asks for at `now`. A read: a question that ran out of time is seen
+    as submitted (`as_of`) without being changed; write steps `settle_all` first, so their
+    step's question is the row itself."""
+    qs = as_of_all(qs, now, catalog)
     for question in qs:
         if phase(question) == "answering":
             return Step("answer", question)

@@ -16,6 +16,7 @@ from app.content.render import Renderer
 from app.labs.collectives import (
     ALGORITHM_OPS,
     OPS,
+    allreduce_curve,
     collective,
     crossover_bytes,
     node_link,
@@ -291,3 +292,133 @@ def test_halving_across_nodes_cannot_borrow_the_nodes_other_nics() -> None:
     assert inside.bandwidth_term_s == pytest.approx(7 / 8 * k / NVLINK)
     flat = collective("all_reduce", "rabenseifner", 1024, k, 0.0, NIC)
     assert flat.bandwidth_term_s == pytest.approx(2 * 1023 / 1024 * k / NIC)
+
+
+# Two hop latencies. NCCL 2.7's ring/LL figures, as the topic quotes them: an NVLink step
+# 0.47 µs × 1.8 once the ring spans nodes, a network step 2.7 µs (tuning.cc, 2.7-era revision).
+NVLINK_HOP, NET_HOP = 0.47e-6 * 1.8, 2.7e-6
+
+
+def test_node_aware_ring_latency_is_the_topics_2_2_ms() -> None:
+    """Topic 02, "The α–β model and the latency catch": 1,024 GPUs in 128 nodes, only
+    2(nodes − 1) = 254 steps cross the network and the other 1,792 are NVLink steps:
+    3.6 + 1,792 × 0.85 + 254 × 2.7 ≈ 2,200 µs (the 3.6 µs is NCCL's base, left out here).
+    One α for every hop gave 10.2 ms."""
+    ring = collective(
+        "all_reduce", "ring", 1024, 1e9, NET_HOP, NIC, 8, NVLINK, intra_node_alpha_s=NVLINK_HOP
+    )
+    assert (ring.intra_node_hops, ring.network_hops) == (1792, 254)
+    assert ring.latency_term_s == pytest.approx(1792 * NVLINK_HOP + 254 * NET_HOP)
+    assert 3.6e-6 + ring.latency_term_s == pytest.approx(2.2e-3, abs=0.02e-3)
+    step = ring.steps[1]  # the derivation shows both terms, with the numbers in
+    assert r"\alpha_{\text{intra}}" in step.formula and r"\alpha_{\text{net}}" in step.formula
+    assert step.substituted.startswith(r"1792 \times 8.46\times10^{-7} + 254 \times ")
+    one_alpha = collective("all_reduce", "ring", 1024, 1e9, 5e-6, NIC, 8, NVLINK)
+    assert one_alpha.latency_term_s == pytest.approx(10.23e-3)
+
+
+@pytest.mark.parametrize(("ranks", "latency"), [(8, 0.07e-3), (64, 0.63e-3), (24_576, 246e-3)])
+def test_flat_ring_latency_is_the_topics_table(ranks: int, latency: float) -> None:
+    """Topic 02's flat table, every hop on the network at 5 µs: 2(N−1)α."""
+    ring = collective("all_reduce", "ring", ranks, 1e9, 5e-6, NIC)
+    assert (ring.intra_node_hops, ring.network_hops) == (0, 2 * (ranks - 1))
+    assert ring.latency_term_s == pytest.approx(latency, rel=0.01)
+
+
+def test_node_aware_tree_latency_is_the_topics_87_5_us() -> None:
+    """Topic 02, "Trees": NCCL's model for 1,024 GPUs in 128 nodes (LL) gives the tree 87.5 µs,
+    7 NVLink hops and 7 tree levels each way. With NCCL's tree/LL hops (0.52 × 1.8 µs and 5 µs)
+    and its 4.4 µs base, the lab's counts give the same."""
+    tree = collective(
+        "all_reduce", "tree", 1024, 1e6, 5e-6, NIC, 8, NVLINK, intra_node_alpha_s=0.52e-6 * 1.8
+    )
+    assert (tree.intra_node_hops, tree.network_hops) == (14, 14)
+    assert 4.4e-6 + tree.latency_term_s == pytest.approx(87.5e-6, abs=0.1e-6)
+
+
+def test_node_aware_crossover_agrees_with_the_topics_latency_terms() -> None:
+    """The topic gives the node-aware latency terms (2.2 ms ring, 87.5 µs tree, above) and the
+    crossover K* = (T_ring − T_tree)·B / (2(1/η − 1 + 1/N)) (card ring-tree-crossover, where
+    T_ring − T_tree = 2(N−1−⌈log₂N⌉)α). From the topic's own terms, at 8 × 50 GB/s and
+    η = 0.9: 3.79 GB. The lab, whose tree hop costs a ring hop's and which leaves out NCCL's
+    base latencies, gives 3.85 GB; one 5 µs α for every hop gave 18 GB."""
+    gap = 1 / 0.9 - 1 + 1 / 1024
+    topic = ((3.6 + 1792 * 0.85 + 254 * 2.7) - 87.5) * 1e-6 / 2 * 400e9 / gap
+    k = crossover_bytes(1024, NET_HOP, NIC, 8, NVLINK, 0.9, NVLINK_HOP)
+    assert k == pytest.approx(topic, rel=0.02)
+    assert k / 1e9 == pytest.approx(3.85, abs=0.01)
+    args = (1024, k, NET_HOP, NIC, 8, NVLINK, 0.9, NVLINK_HOP)
+    ring, tree = (collective("all_reduce", a, *args) for a in ("ring", "tree"))
+    assert ring.time_s == pytest.approx(tree.time_s)
+    points = allreduce_curve(1024, NET_HOP, NIC, [k / 2, k * 2], 8, NVLINK, 0.9, NVLINK_HOP)
+    assert points[0].tree_s < points[0].ring_s and points[1].ring_s < points[1].tree_s
+    assert crossover_bytes(1024, 5e-6, NIC, 8, NVLINK, 0.9) / 1e9 == pytest.approx(18.0, abs=0.05)
+
+
+@pytest.mark.parametrize(
+    ("op", "algorithm", "ranks", "per_node", "hops"),
+    [
+        ("reduce_scatter", "ring", 1024, 8, (896, 127)),  # one pass: N − N/g, N/g − 1
+        ("broadcast", "ring", 1024, 8, (896, 127)),
+        ("all_to_all", "ring", 1024, 8, (7, 1016)),  # one step to each other rank
+        ("all_reduce", "rabenseifner", 1024, 8, (6, 14)),  # log₂8 in the node, log₂128 across
+        ("all_reduce", "ring", 8, 8, (14, 0)),  # one node: every hop is NVLink
+        ("all_reduce", "tree", 8, 8, (14, 0)),  # a chain
+        ("all_gather", "pat", 16, 1, (0, 4)),
+    ],
+)
+def test_hops_of_each_kind(
+    op: str, algorithm: str, ranks: int, per_node: int, hops: tuple[int, int]
+) -> None:
+    result = collective(op, algorithm, ranks, 1e9, NET_HOP, NIC, per_node, NVLINK, 1.0, 0.0)
+    assert (result.intra_node_hops, result.network_hops) == hops
+    assert result.latency_term_s == pytest.approx(hops[1] * NET_HOP)  # NVLink hops free here
+
+
+def _one_alpha_steps(op: str, algorithm: str, n: int, g: int) -> int:
+    """The step count of the one-α model (before the two latencies): ring 2(N−1) or N−1, tree
+    2((g−1) + ⌈log₂(N/g)⌉), halving/doubling and PAT ⌈log₂N⌉ per pass."""
+    if n == 1:
+        return 0
+    passes = 2 if op == "all_reduce" else 1
+    if algorithm == "tree":
+        g = min(g, n)
+        return 2 * ((g - 1) + tree_depth(n // g))
+    if algorithm in ("rabenseifner", "pat"):
+        return passes * tree_depth(n)
+    return passes * (n - 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    nodes=st.sampled_from([1, 2, 4, 16, 128]),
+    per_node=st.sampled_from([1, 2, 4, 8]),
+    alpha=st.sampled_from([0.0, 1e-6, 7e-6]),
+    algorithm_op=st.sampled_from([(a, op) for a, ops in ALGORITHM_OPS.items() for op in ops]),
+)
+def test_one_alpha_for_every_hop_is_the_old_model(
+    nodes: int, per_node: int, alpha: float, algorithm_op: tuple[str, str]
+) -> None:
+    """alpha_s alone means what it meant: every hop costs it, the same as giving it for the
+    intra-node hop too, and the two kinds of hop add up to the one-α step count."""
+    algorithm, op = algorithm_op
+    ranks = nodes * per_node
+    if algorithm == "pat" and per_node > 1:
+        return
+    args = (op, algorithm, ranks, 1e9, alpha, NIC, per_node, NVLINK)
+    one = collective(*args)
+    assert one == collective(*args, intra_node_alpha_s=alpha)
+    steps = _one_alpha_steps(op, algorithm, ranks, per_node)
+    assert one.intra_node_hops + one.network_hops == steps
+    assert one.latency_term_s == pytest.approx(steps * alpha)
+    if op == "all_reduce" and algorithm == "ring":
+        assert crossover_bytes(ranks, alpha, NIC, per_node, NVLINK, 0.9) == crossover_bytes(
+            ranks, alpha, NIC, per_node, NVLINK, 0.9, alpha
+        )
+
+
+def test_intra_node_alpha_is_checked() -> None:
+    with pytest.raises(ValueError, match="^intra_node_alpha_s: "):
+        collective("all_reduce", "ring", 16, 1e9, 5e-6, NIC, 8, NVLINK, intra_node_alpha_s=-1.0)
+    with pytest.raises(ValueError, match="^intra_node_alpha_s: "):
+        crossover_bytes(16, 5e-6, NIC, 8, NVLINK, intra_node_alpha_s=float("nan"))

@@ -5,28 +5,16 @@ without a new test: a form route (outside /api/) must answer a token with 403, a
 must not, unless it declares `BrowserOnly`.
 """
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from app.web.identity import browser_only
 from tests.conftest import ClientFactory
+from tests.web.routes import api_routes
 from tests.web.test_accounts import accounts, clock, csrf_of, register  # noqa: F401
 
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}
-
-
-def api_routes(routes: list[Any]) -> Iterator[APIRoute]:
-    """Every APIRoute of the app, through included routers (FastAPI builds them lazily)."""
-    for route in routes:
-        if isinstance(route, APIRoute):
-            yield route
-        inner = getattr(route, "original_router", None)
-        if inner is not None:
-            yield from api_routes(inner.routes)
 
 
 def declares_browser_only(route: APIRoute) -> bool:

@@ -237,6 +237,32 @@ def test_collective_is_node_aware(client: TestClient) -> None:
     assert post(client, "collective", pat).json()["latency_term_s"] == pytest.approx(4 * 5e-6)
 
 
+def test_collective_takes_two_hop_latencies_and_alpha_s_alone_means_one(
+    client: TestClient,
+) -> None:
+    """The old request, alpha_s only, answers as before: every hop costs it (1,024 ranks at
+    5 µs: 10.23 ms of latency, an 18 GB crossover). intra_node_alpha_s prices the NVLink hops
+    apart: at the topic's 0.85 and 2.7 µs, 2.21 ms and 3.85 GB."""
+    across = {
+        **VALID["collective"],
+        "ranks": 1024,
+        "bandwidth_Bps": 50e9,
+        "ranks_per_node": 8,
+        "intra_node_bandwidth_Bps": 450e9,
+        "tree_efficiency": 0.9,
+    }
+    old = post(client, "collective", across).json()
+    assert old["latency_term_s"] == pytest.approx(2046 * 5e-6)
+    assert old["crossover_bytes"] / 1e9 == pytest.approx(18.0, abs=0.05)
+    assert (old["intra_node_hops"], old["network_hops"]) == (1792, 254)
+    assert post(client, "collective", {**across, "intra_node_alpha_s": 5e-6}).json() == old
+    split = {**across, "alpha_s": 2.7e-6, "intra_node_alpha_s": 0.85e-6}
+    body = post(client, "collective", split).json()
+    assert body["latency_term_s"] == pytest.approx(1792 * 0.85e-6 + 254 * 2.7e-6)
+    assert body["crossover_bytes"] / 1e9 == pytest.approx(3.85, abs=0.01)
+    assert "254" in body["steps"][1]["substituted"]
+
+
 def test_the_collective_page_url_redirects(client: TestClient) -> None:
     response = client.get("/labs/collective?ranks=16&op=all_gather", follow_redirects=False)
     assert response.status_code == 308
@@ -268,6 +294,8 @@ BAD: list[tuple[str, dict[str, Any], str | None]] = [
     ("collective", {**VALID["collective"], "bytes": 0}, "bytes"),
     ("collective", {**VALID["collective"], "bandwidth_Bps": 0}, "bandwidth_Bps"),
     ("collective", {**VALID["collective"], "alpha_s": -1e-6}, "alpha_s"),
+    ("collective", {**VALID["collective"], "intra_node_alpha_s": -1e-6}, "intra_node_alpha_s"),
+    ("collective", {**VALID["collective"], "intra_node_alpha_s": "1e-6"}, "intra_node_alpha_s"),
     ("checkpoint", {**VALID["checkpoint"], "mtbf_s": 0}, "mtbf_s"),
     ("checkpoint", {**VALID["checkpoint"], "restart_cost_s": -1}, "restart_cost_s"),
     ("checkpoint", {"mtbf_s": 100.0}, "checkpoint_cost_s"),

@@ -287,11 +287,11 @@ def test_the_layout_page_ranks_the_layouts(client: TestClient) -> None:
 
 
 def test_the_collectives_page_shows_the_effective_rate(client: TestClient) -> None:
-    html = client.get("/labs/collectives").text  # 8 ranks in one node of 8
-    assert "Effective bandwidth per rank" in html and "450\u00a0GB/s" in html
-    spread = {f.name: f.default for f in LABS["collectives"].fields} | {"ranks": "1024"}
-    html = client.get(f"/labs/collectives?{urlencode(spread)}").text
+    spread = {f.name: f.default for f in LABS["collectives"].fields}  # 1,024 ranks, 8 per node
+    html = client.get("/labs/collectives").text
     assert "8 rings at once" in html and "400\u00a0GB/s" in html
+    html = client.get(f"/labs/collectives?{urlencode(spread | {'ranks': '8'})}").text
+    assert "Effective bandwidth per rank" in html and "450\u00a0GB/s" in html
     flat = spread | {"ranks_per_node": "1"}
     html = client.get(f"/labs/collectives?{urlencode(flat)}").text
     assert "one rank per node" in html and "50\u00a0GB/s" in html
@@ -306,3 +306,17 @@ def test_every_lab_says_where_its_numbers_come_from(client: TestClient, name: st
     assert "Where the numbers come from, and what the model leaves out" in html
     notes = html.split('class="model-notes"', 1)[1].split("</ul>", 1)[0]
     assert "left out" in notes.lower()
+
+
+def test_the_collectives_defaults_are_the_topics_node_aware_ring(client: TestClient) -> None:
+    """Topic 02: 1,024 GPUs in 128 nodes, 1,792 NVLink hops at 0.85 µs and 254 network hops at
+    2.7 µs, ≈ 2.2 ms of latency; the tree overtakes below 3.85 GB. The derivation shows both
+    terms with their numbers. A link from before the intra-node latency existed (no
+    intra_alpha_us) keeps one α for every hop: 10.2 ms and 18 GB at 5 µs."""
+    html = client.get("/labs/collectives").text
+    assert "2.21\u00a0ms" in html and "faster below 3.85\u00a0GB" in html
+    assert "<mn>1792</mn>" in html and "<mn>254</mn>" in html
+    assert "<mtext>intra</mtext>" in html and "<mtext>net</mtext>" in html
+    old = {f.name: f.default for f in LABS["collectives"].fields if f.name != "intra_alpha_us"}
+    html = client.get(f"/labs/collectives?{urlencode(old | {'alpha_us': '5'})}").text
+    assert "10.2\u00a0ms" in html and "faster below 18\u00a0GB" in html

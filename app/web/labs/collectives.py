@@ -27,6 +27,7 @@ from app.web.labs.forms import Field as F
 from app.web.labs.forms import Preset
 
 router = APIRouter()
+Latency = Annotated[float, Field(ge=0, le=10)]  # seconds per hop
 
 
 class CollectiveIn(LabIn):
@@ -39,7 +40,10 @@ class CollectiveIn(LabIn):
     )
     ranks: Count
     bytes: Size = Field(description="The full buffer K, as nccl-tests counts it")
-    alpha_s: Annotated[float, Field(ge=0, le=10)] = Field(description="Latency per message")
+    alpha_s: Latency = Field(
+        description="Latency of one network hop; of every hop when intra_node_alpha_s is "
+        "omitted (the one-α model)"
+    )
     bandwidth_Bps: Rate = Field(
         description="One rank's network rate, bytes per second (one NIC per GPU)"
     )
@@ -50,6 +54,10 @@ class CollectiveIn(LabIn):
         default=None,
         description="Per-GPU rate inside a node (NVLink, or PCIe); required when "
         "ranks_per_node > 1",
+    )
+    intra_node_alpha_s: Latency | None = Field(
+        default=None,
+        description="Latency of one hop inside a node (NVLink, or PCIe); omitted, it is alpha_s",
     )
     tree_efficiency: Annotated[float, Field(gt=0, le=1)] = Field(
         default=1.0,
@@ -71,6 +79,8 @@ class CollectiveOut(LabOut):
         "intra-node rate inside a node, min(intra, ranks_per_node × NIC) across nodes"
     )
     crossover_bytes: float = Field(description="All-reduce size where ring and tree tie")
+    intra_node_hops: int = Field(description="Steps inside a node, at intra_node_alpha_s")
+    network_hops: int = Field(description="Steps that cross the network, at alpha_s")
     steps: list[StepOut]
     notes: list[str] = Field(description="Where the numbers come from, what is left out")
 
@@ -86,7 +96,12 @@ def collective_api(body: CollectiveIn) -> CollectiveOut:
     cross = run(
         body,
         lambda: collectives.crossover_bytes(
-            body.ranks, body.alpha_s, body.bandwidth_Bps, *_links(body), body.tree_efficiency
+            body.ranks,
+            body.alpha_s,
+            body.bandwidth_Bps,
+            *_links(body),
+            body.tree_efficiency,
+            body.intra_node_alpha_s,
         ),
     )
     return CollectiveOut.model_validate({**vars(result), "crossover_bytes": cross})
@@ -96,15 +111,20 @@ def view(values: Values) -> Context:
     n, alpha, bw = values["ranks"], values["alpha_s"], values["bandwidth_Bps"]
     size, eta = values["bytes"], values["tree_efficiency"]
     links = (values["ranks_per_node"], values["intra_node_bandwidth_Bps"])
+    intra_alpha = values["intra_node_alpha_s"]
     result = collectives.collective(
-        values["op"], values["algorithm"], n, size, alpha, bw, *links, eta
+        values["op"], values["algorithm"], n, size, alpha, bw, *links, eta, intra_alpha
     )
-    cross = collectives.crossover_bytes(n, alpha, bw, *links, eta)
+    cross = collectives.crossover_bytes(n, alpha, bw, *links, eta, intra_alpha)
     context: Context = {
         "rows": [
             ("Effective bandwidth per rank", fmt.rate(result.effective_bandwidth_Bps)),
             ("Bytes sent per rank", fmt.nbytes_both(result.bytes_sent_per_rank)),
-            ("Latency term", fmt.seconds(result.latency_term_s)),
+            (
+                f"Latency term ({result.intra_node_hops:,} hops in a node, "
+                f"{result.network_hops:,} across the network)",
+                fmt.seconds(result.latency_term_s),
+            ),
             ("Bandwidth term", fmt.seconds(result.bandwidth_term_s)),
             ("Time", fmt.seconds(result.time_s)),
             ("Algorithm bandwidth (size ÷ time)", fmt.rate(result.algbw_Bps)),
@@ -121,7 +141,8 @@ def view(values: Values) -> Context:
         return context
     top = max(size, cross) * 4
     exponents = range(3, min(max(34, math.ceil(math.log2(top)) + 1), 60))
-    curve = collectives.allreduce_curve(n, alpha, bw, [float(2**e) for e in exponents], *links, eta)
+    sizes = [float(2**e) for e in exponents]
+    curve = collectives.allreduce_curve(n, alpha, bw, sizes, *links, eta, intra_alpha)
     marks = [svg.Mark(f"Your message, {fmt.nbytes(size)}", size, "ch-mark-2")]
     if cross > 0:
         marks.insert(0, svg.Mark(f"Crossover, {fmt.nbytes(cross)}", cross))
@@ -161,11 +182,12 @@ SPEC = lab_spec(
             ("ring", "Ring"), ("tree", "Tree (all-reduce only)"),
             ("rabenseifner", "Recursive halving/doubling (Rabenseifner)"),
             ("pat", "PAT (NCCL 2.23+: all-gather, reduce-scatter)"))),
-        F("ranks", "Ranks", "int", "8", unit="GPUs", step="1"),
+        F("ranks", "Ranks", "int", "1024", unit="GPUs", step="1"),
         F("bytes", "Message size", "float", "1e9", unit="B",
           hint="The whole buffer, as nccl-tests counts it: 1e9 is 1 GB"),
-        F("alpha_us", "Latency per message (α)", "float", "5", unit="µs", api="alpha_s",
-          scale=1e-6),
+        F("alpha_us", "Network hop latency (α_net)", "float", "2.7", unit="µs", api="alpha_s",
+          scale=1e-6, hint="One step across the network. NCCL 2.7's tuner charges a ring step "
+          "2.7 (LL) to 9.6 µs (Simple); the topic's flat model charges 5 for every hop"),
         F("bandwidth", "Network bandwidth per rank", "float", "50", unit="GB/s",
           api="bandwidth_Bps", scale=1e9,
           hint="One direction, one NIC per GPU: a 400 Gb/s NIC is 50"),
@@ -174,21 +196,28 @@ SPEC = lab_spec(
         F("intra_node", "Intra-node bandwidth per GPU", "float", "450", unit="GB/s",
           api="intra_node_bandwidth_Bps", scale=1e9, group=NETWORK,
           hint="Used when g > 1. H100 NVLink: 450; PCIe Gen4 x16: about 25"),
+        F("intra_alpha_us", "Intra-node hop latency (α_intra)", "float", "0.85", unit="µs",
+          api="intra_node_alpha_s", scale=1e-6, optional=True, group=NETWORK,
+          hint="One step inside a node, used when g > 1. NCCL 2.7's NVLink ring step (LL): "
+          "0.47, × 1.8 once the ring spans nodes = 0.85. Blank: every hop costs α_net"),
         F("tree_efficiency", "Tree bandwidth efficiency (η)", "float", "0.9", group=NETWORK,
           hint="NCCL 2.7's tuner derates trees to 0.9 of the ring's rate and caps them at 80 "
           "GB/s beyond two nodes: against a 400 GB/s ring that is 0.2. 1 is the ideal tree"),
     ),
     (
-        Preset("1 GB on one H100 node", {}),
-        Preset("1 GB over 128 nodes, one GPU each", {
-            "ranks": "128", "alpha_us": "10", "ranks_per_node": "1"}),
-        Preset("1 GB over 128 nodes × 8 GPUs", {"ranks": "1024", "alpha_us": "10"}),
-        Preset("1 MB over 128 nodes × 8 GPUs, tree", {
-            "ranks": "1024", "bytes": "1e6", "alpha_us": "10", "algorithm": "tree"}),
-        Preset("8 PCIe Gen4 GPUs in one node", {"intra_node": "25"}),
-        Preset("All-gather of 1 GB, 8 GPUs", {"op": "all_gather"}),
+        # The defaults are the topic's node-aware ring: 1,024 GPUs, NCCL's LL hop latencies.
+        Preset("1 GB over 128 nodes × 8 GPUs", {}),
+        Preset("The same, one 5 µs α for every hop", {"alpha_us": "5", "intra_alpha_us": ""}),
+        Preset("1 MB over 128 nodes × 8 GPUs, tree", {"bytes": "1e6", "algorithm": "tree"}),
+        Preset("1 GB over 128 nodes, one GPU each", {"ranks": "128", "ranks_per_node": "1"}),
+        Preset("1 GB on one H100 node", {"ranks": "8", "intra_alpha_us": "0.47"}),
+        Preset("8 PCIe Gen4 GPUs in one node", {
+            "ranks": "8", "intra_node": "25", "intra_alpha_us": "1"}),
+        Preset("All-gather of 1 GB, 8 GPUs", {
+            "op": "all_gather", "ranks": "8", "intra_alpha_us": "0.47"}),
     ),
     view,
-    {NETWORK: "With g ranks per node, a group across nodes runs g rings at once, one per NIC."},
+    {NETWORK: "With g ranks per node, a group across nodes runs g rings at once, one per NIC, "
+              "and only N/g − 1 of a ring pass's N − 1 hops cross the network."},
 )
 # fmt: on

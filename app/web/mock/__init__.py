@@ -254,7 +254,7 @@ def session_page(
     now: NowDep,
     error: str | None = None,
 ) -> Response:
-    qs = mocks.questions(session, mock)
+    qs = mocks.as_of_all(mocks.questions(session, mock), now, catalog)  # a read: no writes
     step = mocks.current_step(mock, qs, now, catalog)
     if mock.status != "active" or step.kind == "finished":
         return RedirectResponse(f"/mock/{mock.id}/report", status_code=303)

@@ -164,6 +164,7 @@ class MockOut(BaseModel):
     def of(
         cls, mock: MockSession, qs: list[MockQuestion], catalog: Catalog, now: datetime
     ) -> "MockOut":
+        qs = mocks.as_of_all(qs, now, catalog)  # a read: nothing is stored
         step = mocks.current_step(mock, qs, now, catalog)
         current, active = step.question, mock.status == "active"
         return cls(
