@@ -262,6 +262,13 @@ def show_tuning_misgrades(catalog: Catalog) -> None:
             graded = f"grader {sorted(got)} mistakes {sorted(found)}"
             print(f"--- {item.card} [{item.kind}] {labels}; {graded}")
             print(item.answer.rstrip())
+            result = check(card, item.answer)
+            for index, why in sorted(result.reasons.items()):
+                print(f"    point {index}: {why}")
+            for index, why in sorted(result.withheld.items()):
+                print(f"    point {index} withheld: {why}")
+            for index, why in sorted(result.mistake_reasons.items()):
+                print(f"    mistake {index}: {why}")
 
 
 def main() -> None:

@@ -301,13 +301,38 @@ def found_at(
 
 def found_together(
     group: tuple[Evidence, ...], answer: Answer, about: frozenset[str] = frozenset()
-) -> int | None:
-    """The first statement that affirms every element of `group`, or None: "1F1B" and
-    "halves the bubble" said of one thing, not one in each of two sentences."""
-    for index in range(len(answer.clauses)):
-        if all(_in_clause(e, answer, index, about)[0] for e in group):
-            return index
+) -> tuple[int, int] | None:
+    """The first statement, and an offset in it, that affirms every element of `group` on
+    one line: "1F1B" and "halves the bubble" said of one thing, not one in each of two
+    sentences or two lines."""
+    for index, part in enumerate(answer.clauses):
+        lines: set[int] | None = None
+        first = 0
+        for evidence in group:
+            offsets = _affirmed(evidence, answer, index, about)
+            if not offsets:
+                break
+            here = {part.text.count("\n", 0, at) for at in offsets}
+            if lines is None:
+                first = offsets[0]
+            lines = here if lines is None else lines & here
+            if not lines:
+                break
+        else:
+            return index, first
     return None
+
+
+def _affirmed(evidence: Evidence, answer: Answer, index: int, about: frozenset[str]) -> list[int]:
+    part = answer.clauses[index]
+    if evidence.words:
+        hits = _phrase_at(evidence.words, part.words, answer)
+    else:
+        hits = [(at, part.negated_at(at)) for at in _places(evidence, answer, index)]
+    out = [at for at, negated in hits if not negated and about_the_same(about, part.subject_at(at))]
+    if not out and evidence.parts and _in_clause(evidence, answer, index, about)[0]:
+        out = [0]
+    return out
 
 
 def quantity_conflict(wanted: tuple[Quantity, ...], answer: Answer, index: int) -> Quantity | None:

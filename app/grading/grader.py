@@ -181,14 +181,13 @@ def _mistakes(
     contradicted: dict[int, str] = {}
     for index, mistake in enumerate(compiled):
         for group in mistake.evidence:
-            where = (
-                found_together(group, answer)
-                if len(group) > 1
-                else (hit[0] if (hit := found_at(group[0], answer)) else None)
-            )
+            if len(group) > 1:
+                where, offset = found_together(group, answer) or (None, None)
+            else:
+                where, offset = found_at(group[0], answer) or (None, None)
             if where is not None:
                 found.append(index)
-                said = quote(text, answer.clauses[where].text)
+                said = quote(text, _line_at(answer.clauses[where].text, offset))
                 reasons[index] = f"You said “{said}”"
                 for point in mistake.contradicts:
                     contradicted.setdefault(point, f"contradicted by what you said: “{said}”")
@@ -206,9 +205,18 @@ def _compile_mistakes(
     ]
 
 
-_PIECE_END = re.compile(
-    r"(?<=[.!?;])\s+|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\s-+>\s?|\s-{1,2}\s|→"
-)
+_PIECE_END = re.compile(r"(?<=[.!?;])\s+|\n|\s-+>\s?|\s-{1,2}\s|→")
+
+
+def _line_at(statement: str, offset: int | None) -> str:
+    """The line of a statement that holds `offset` (a statement may run over a line break)."""
+    if offset is None or "\n" not in statement:
+        return statement
+    start = statement.rfind("\n", 0, offset) + 1
+    end = statement.find("\n", offset)
+    return statement[start : end if end >= 0 else len(statement)]
+
+
 QUOTE_CHARS = 160
 
 
