@@ -17,7 +17,6 @@ from app.content.schema import Mistake, RubricPoint
 from app.grading.evidence import (
     Answer,
     Evidence,
-    Quantity,
     about_the_same,
     close,
     compact,
@@ -103,7 +102,6 @@ class _Point:
     own_weights: tuple[float, ...]  # each word's evidence, ECHO_COVER if the question says it
     about: frozenset[str]  # the strategies or stages the point speaks of, if any
     needs: tuple[tuple[Evidence, ...], ...] = ()  # each group: any one of these must be found
-    quantities: tuple[Quantity, ...] = ()  # the point's own figures, with their units
 
 
 @dataclass(frozen=True)
@@ -152,21 +150,28 @@ def points_made(
 
 def _lacks(point: _Point, answer: Answer) -> str:
     """Why the point's words alone do not make it here ("" when nothing is lacking): a group
-    of its needs with nothing found, or a different figure for its own quantity."""
+    of its needs with nothing found; where that group is a figure, the different figure the
+    answer gives instead."""
     for group in point.needs:
-        if not any(found_at(e, answer, point.about) for e in group):
-            return "needs " + " or ".join(f"“{e.text}”" for e in group)
-    if point.quantities and not any(
-        close(q, got, strict=True)
-        for qs in answer.quantities
-        for got in qs
-        for q in point.quantities
-    ):
-        for index in range(len(answer.clauses)):
-            if conflict := quantity_conflict(point.quantities, answer, index):
-                said = answer.clauses[index].text[conflict.offset :].split(",")[0][:40].strip()
-                return f"gives “{said}”, not the point's figure"
+        if any(found_at(e, answer, point.about) for e in group):
+            continue
+        wanted = tuple(e.quantity for e in group if e.quantity is not None)
+        for index in range(len(answer.clauses)) if wanted else ():
+            if conflict := quantity_conflict(wanted, answer, index):
+                said = _figure_at(answer.clauses[index].text, conflict.offset)
+                return f"gives “{said}”, where the point's figure is {_alternatives(group)}"
+        return "needs " + _alternatives(group)
     return ""
+
+
+def _alternatives(group: tuple[Evidence, ...]) -> str:
+    return " or ".join(f"“{e.text}”" for e in group)
+
+
+def _figure_at(text: str, offset: int) -> str:
+    """The number and unit written at `offset` ("720 gb/s")."""
+    match = re.match(r"[\d.,]+\s?[a-z/%]*", text[offset:])
+    return match.group().rstrip(",. ") if match else text[offset : offset + 12]
 
 
 def _mistakes(
@@ -199,10 +204,16 @@ def _mistakes(
 def _compile_mistakes(
     mistakes: tuple[tuple[tuple[tuple[str, ...], ...], tuple[int, ...]], ...],
 ) -> list[_Mistake]:
-    return [
-        _Mistake(tuple(tuple(compile_keyword(k) for k in group) for group in groups), contradicts)
-        for groups, contradicts in mistakes
-    ]
+    out = []
+    for groups, contradicts in mistakes:
+        compiled = (tuple(compile_keyword(k) for k in group) for group in groups)
+        out.append(_Mistake(tuple(g for g in compiled if all(map(_evidence, g))), contradicts))
+    return out
+
+
+def _evidence(evidence: Evidence) -> bool:
+    """A keyword that says something: not only words every sentence has ("in plus out")."""
+    return bool(evidence.quantity or evidence.formula or evidence.words)
 
 
 _PIECE_END = re.compile(r"(?<=[.!?;])\s+|\n|\s-+>\s?|\s-{1,2}\s|→")
@@ -385,15 +396,12 @@ def _compile(
         words = field()
         own_weights = tuple(ECHO_COVER if stem in asked else words.evidence(stem) for stem in own)
         about = entities(lower(normalise(point)))
-        needed = tuple(tuple(compile_keyword(k) for k in group) for group in needs)
-        figures = tuple(
-            e.quantity
-            for e, _w in weighted
-            if e.quantity is not None and e.quantity.dimension != "number"
+        needed = tuple(
+            compiled
+            for group in needs
+            if (compiled := tuple(e for k in group if _evidence(e := compile_keyword(k))))
         )
-        out.append(
-            _Point(tuple(weighted), tuple(own.values()), own_weights, about, needed, figures)
-        )
+        out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about, needed))
     return out
 
 

@@ -92,9 +92,9 @@ STOPWORDS = {
     "which", "who", "what", "when", "how", "do", "does", "did", "has", "have", "had", "can",
     "will", "would", "should", "could", "you", "your", "we", "they", "them", "i", "s", "e",
     "g", "eg", "ie", "etc", "about", "around", "roughly", "approx", "like", "just", "any",
-    "all's", "one's", "same", "again", "via", "up", "out", "get", "gets", "got", "make",
+    "all's", "one's", "again", "via", "up", "out", "get", "gets", "got", "make",
     "makes", "very", "much", "more", "most", "some", "here", "since", "because", "if",
-    "only", "still", "both", "vs", "versus", "thats", "that's", "theres", "there's",
+    "only", "still", "vs", "versus", "thats", "that's", "theres", "there's",
 } | NEGATIONS  # fmt: skip
 _NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "(", "=", ":"}
 
