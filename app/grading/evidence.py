@@ -281,9 +281,11 @@ def _phrase_at(
 
 
 def found_at(
-    evidence: Evidence, answer: Answer, about: frozenset[str] = frozenset()
+    evidence: Evidence, answer: Answer, about: frozenset[str] = frozenset(), *, loose: bool = True
 ) -> tuple[int, int] | None:
-    """The statement (its index) and the offset in it where the evidence is affirmed, or None."""
+    """The statement (its index) and the offset in it where the evidence is affirmed, or None.
+    Unless `loose`, a keyword of formulas and words ("bf16 gradient shard") must be written
+    as it is, not only have its parts somewhere in one statement."""
     for index, part in enumerate(answer.clauses):
         if evidence.words:
             hits = _phrase_at(evidence.words, part.words, answer)
@@ -292,7 +294,7 @@ def found_at(
         for offset, negated in hits:
             if not negated and about_the_same(about, part.subject_at(offset)):
                 return index, offset
-        if evidence.parts:
+        if evidence.parts and loose:
             found = [_in_clause(p, answer, index, about) for p in evidence.parts]
             if all(yes for yes, _no in found):
                 return index, 0
@@ -309,7 +311,7 @@ def found_together(
         lines: set[int] | None = None
         first = 0
         for evidence in group:
-            offsets = _affirmed(evidence, answer, index, about)
+            offsets = _affirmed(evidence, answer, index, about, loose=False)
             if not offsets:
                 break
             here = {part.text.count("\n", 0, at) for at in offsets}
@@ -323,14 +325,16 @@ def found_together(
     return None
 
 
-def _affirmed(evidence: Evidence, answer: Answer, index: int, about: frozenset[str]) -> list[int]:
+def _affirmed(
+    evidence: Evidence, answer: Answer, index: int, about: frozenset[str], *, loose: bool = True
+) -> list[int]:
     part = answer.clauses[index]
     if evidence.words:
         hits = _phrase_at(evidence.words, part.words, answer)
     else:
         hits = [(at, part.negated_at(at)) for at in _places(evidence, answer, index)]
     out = [at for at, negated in hits if not negated and about_the_same(about, part.subject_at(at))]
-    if not out and evidence.parts and _in_clause(evidence, answer, index, about)[0]:
+    if not out and loose and evidence.parts and _in_clause(evidence, answer, index, about)[0]:
         out = [0]
     return out
 

@@ -189,7 +189,7 @@ def _mistakes(
             if len(group) > 1:
                 where, offset = found_together(group, answer) or (None, None)
             else:
-                where, offset = found_at(group[0], answer) or (None, None)
+                where, offset = found_at(group[0], answer, loose=False) or (None, None)
             if where is not None:
                 found.append(index)
                 said = quote(text, _line_at(answer.clauses[where].text, offset))
