@@ -8,12 +8,12 @@ in long words). Each is found only where it is not denied ("not", "rather than",
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
 from app.content.units import UNITS
-from app.grading.text import Clause, Word, clauses, lower, normalise
+from app.grading.text import Clause, Word, clauses, clauses_and_lines, lower, normalise
 
 TOLERANCE = 0.03  # relative: "3.09 h" makes "3.1 h", "295 tokens" makes "about 300"
 FUZZY = 86  # rapidfuzz ratio for a typo in a word of five letters or more
@@ -77,6 +77,7 @@ class Answer:
     quantities: list[list[Quantity]]
     stems: set[str]
     _fuzzy: dict[str, set[str]]
+    lines: list[int] = field(default_factory=list)  # per clause: the line it starts on
 
     def similar(self, stem: str) -> set[str]:
         """Stems of the answer equal to `stem`, or one typo away if it is long enough."""
@@ -101,11 +102,12 @@ class Answer:
 
 
 def read(text: str) -> Answer:
-    parts = clauses(lower(normalise(text)))
+    read_parts = clauses_and_lines(lower(normalise(text)))
+    parts = [part for part, _line in read_parts]
     stems = {word.stem for part in parts for word in part.words}
     return Answer(
         parts, [compact(part.text) for part in parts], [_quantities(p.text) for p in parts],
-        stems, {},
+        stems, {}, [line for _part, line in read_parts],
     )  # fmt: skip
 
 
@@ -304,25 +306,24 @@ def found_at(
 def found_together(
     group: tuple[Evidence, ...], answer: Answer, about: frozenset[str] = frozenset()
 ) -> tuple[int, int] | None:
-    """The first statement, and an offset in it, that affirms every element of `group` on
-    one line: "1F1B" and "halves the bubble" said of one thing, not one in each of two
-    sentences or two lines."""
-    for index, part in enumerate(answer.clauses):
-        lines: set[int] | None = None
-        first = 0
-        for evidence in group:
-            offsets = _affirmed(evidence, answer, index, about, loose=False)
-            if not offsets:
-                break
-            here = {part.text.count("\n", 0, at) for at in offsets}
-            if lines is None:
-                first = offsets[0]
-            lines = here if lines is None else lines & here
-            if not lines:
-                break
-        else:
-            return index, first
-    return None
+    """The statement, and an offset in it, where every element of `group` is affirmed on one
+    line: "1F1B" and "halves the bubble" said of one thing, not in two paragraphs. (A line may
+    hold several statements: "52% of peak -> more efficient".)"""
+    hits: list[list[tuple[int, int, int]]] = []  # per element: (line, statement, offset)
+    for evidence in group:
+        found = []
+        for index, part in enumerate(answer.clauses):
+            first_line = answer.lines[index] if answer.lines else 0
+            for at in _affirmed(evidence, answer, index, about, loose=False):
+                found.append((first_line + part.text.count("\n", 0, at), index, at))
+        if not found:
+            return None
+        hits.append(found)
+    common = set.intersection(*({line for line, _i, _at in found} for found in hits))
+    if not common:
+        return None
+    line = min(common)
+    return min((i, at) for found in hits for at_line, i, at in found if at_line == line)
 
 
 def _affirmed(

@@ -153,8 +153,8 @@ def _lacks(point: _Point, answer: Answer) -> str:
     of its needs with nothing found; where that group is a figure, the different figure the
     answer gives instead."""
     for group in point.needs:
-        if any(found_at(e, answer, point.about) for e in group):
-            continue
+        if any(found_at(e, answer, point.about if e.words else frozenset()) for e in group):
+            continue  # a figure or a formula is the point's own, whatever the statement names
         wanted = tuple(e.quantity for e in group if e.quantity is not None)
         for index in range(len(answer.clauses)) if wanted else ():
             if conflict := quantity_conflict(wanted, answer, index):

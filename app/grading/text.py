@@ -243,8 +243,21 @@ def _cue_at(tokens: list[str], index: int, *, end: bool = False) -> bool:
 
 def clauses(text: str) -> list[Clause]:
     """The normalised text cut where each statement ends."""
-    out: list[Clause] = []
-    for piece in _CLAUSE_END.split(text):
+    return [part for part, _line in clauses_and_lines(text)]
+
+
+def clauses_and_lines(text: str) -> list[tuple[Clause, int]]:
+    """The statements, each with the number of the line it starts on ("X. Y" on one line,
+    or "X -> Y", are two statements of one line)."""
+    out: list[tuple[Clause, int]] = []
+    start = line = 0
+    for end in [*_CLAUSE_END.finditer(text), None]:
+        piece = text[start : end.start() if end else len(text)]
         if piece.strip():
-            out.append(clause(piece, out[-1].last_subject if out else frozenset()))
+            inherited = out[-1][0].last_subject if out else frozenset()
+            out.append((clause(piece, inherited), line))
+        line += piece.count("\n")
+        if end is not None:
+            line += end.group().count("\n")
+            start = end.end()
     return out
