@@ -22,6 +22,7 @@ _UNIT_ALIASES = {
     "bytes": "B", "byte": "B", "b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB",
     "pb": "PB", "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB", "gb/s": "GB/s",
     "tb/s": "TB/s", "mb/s": "MB/s", "gbps": "Gb/s", "gbit/s": "Gb/s", "gib/s": "GiB/s",
+    "tbit/s": "Tb/s", "mbit/s": "Mb/s", "kbit/s": "Kb/s",
     "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "ms": "ms", "us": "us",
     "ns": "ns", "min": "min", "mins": "min", "minute": "min", "minutes": "min", "h": "h",
     "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "day": "days", "days": "days",

@@ -32,6 +32,7 @@ _ISE = re.compile(r"\b([a-z]{4,})is(e|ed|es|er|ers|ing|ation|ations)\b")
 _PREFIXED = re.compile(r"\b(pre|non|inter|intra|multi|sub|over|under|semi|top)-(?=[a-z0-9])")
 _ISE_KEEP = {"prec", "otherw", "likew", "exerc", "prom", "adv", "surpr", "comprom", "rev"}
 # "4P + 12P/N": a capital P standing alone, or after a coefficient, is the parameter count.
+_BITS = re.compile(r"(\d)\s?([KMGT])(?:b/s|bps|bit/s)\b")
 _PSI_P = re.compile(r"(?<![A-Za-z0-9])(\d*)P(?![A-Za-z0-9(])")
 
 
@@ -43,6 +44,8 @@ def normalise(text: str) -> str:
     text = "".join(f" {GREEK[c]} " if c in GREEK else c for c in text)
     text = re.sub(r"(?<=[\d)]) (?=(?:alpha|beta|gamma|delta|tau|psi)\b)", "", text)
     text = re.sub(r"(?<=\d)\s*\*(?!\s*[\w(])", "x", text)  # "1.5×": a ratio
+    # "400 Gb/s" is bits: written so that lower case cannot make it "400 gb/s" (bytes).
+    text = _BITS.sub(lambda m: f"{m[1]} {m[2].lower()}bit/s", text)
     return _PSI_P.sub(r"\1psi", text)
 
 
