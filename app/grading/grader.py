@@ -7,6 +7,7 @@ the answer denies it ("it's not a reduce-scatter") counts against the point. Onc
 has clearly made several points, the rest need less evidence.
 """
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from functools import lru_cache
 
 from app.content.schema import Mistake, RubricPoint
 from app.grading.evidence import (
+    TOLERANCE,
     Answer,
     Evidence,
     about_the_same,
@@ -377,9 +379,12 @@ def _compile(
                 continue  # only words every sentence has ("what-if", "again"): no evidence
             weight = _weight(evidence, asked, asked_text, point_text)
             if evidence.quantity and any(
-                close(evidence.quantity, q, strict=True) for q in asked_quantities
+                close(evidence.quantity, q, strict=True)
+                and math.isclose(evidence.quantity.value, q.value, rel_tol=TOLERANCE)
+                for q in asked_quantities
             ):
-                weight = ECHO
+                weight = ECHO  # the question's own figure, as written ("50 GB/s" is no echo
+                # of "400 Gb/s": converting it is the point)
             weighted.append((evidence, weight))
         known = {e.formula for e, _w in weighted if e.formula}
         for token in _formulas(point):
