@@ -33,6 +33,7 @@ from app.grading.evidence import (
 from app.grading.field import field
 from app.grading.subjects import entities
 from app.grading.text import Clause, Word, clauses, lower, normalise
+from app.grading.vocabulary import NUMBER_WORDS
 
 # Weights and the threshold, tuned on tests/grading/answers_tuning*.yml only.
 THRESHOLD = 0.9
@@ -309,13 +310,20 @@ def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> boo
 
 
 def _most_of(evidence: Evidence, answer: Answer, about: frozenset[str]) -> float:
-    """The share of a long phrase's words said in one statement, if all but one are."""
+    """The share of a long phrase's words said in one statement, if all but one are, and the
+    one left out is not its count ("2 all-reduces per layer" is not "four all-reduces per
+    layer")."""
     total = len(evidence.words)
-    best = max(
-        (sum(1 for w in evidence.words if _said_in(w, c, answer, about)) for c in answer.clauses),
-        default=0,
-    )
+    counts = [w for w in evidence.words if w.stem in _COUNTS]
+    best = 0
+    for part in answer.clauses:
+        said = [w for w in evidence.words if _said_in(w, part, answer, about)]
+        if all(w in said for w in counts):
+            best = max(best, len(said))
     return best / total if best >= total - 1 else 0.0
+
+
+_COUNTS = frozenset(NUMBER_WORDS.values()) | {"one", "twice", "half", "double"}
 
 
 def _said_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) -> bool:

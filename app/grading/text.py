@@ -71,6 +71,7 @@ NEGATING_PHRASES = (
     ("false", "that"),
     ("not", "true", "that"),
     ("as", "opposed", "to"),
+    ("off", "the"),  # "off the critical path"
 )
 # "X isn't involved", "X doesn't matter": the negation denies what came before it.
 DENYING_PREDICATES = {
