@@ -218,11 +218,34 @@ def about_the_same(about: frozenset[str], subject: frozenset[str]) -> bool:
     return not (about and subject and not about & subject)
 
 
-def _places(evidence: Evidence, answer: Answer, index: int) -> list[int]:
+def _places(evidence: Evidence, answer: Answer, index: int, *, whole: bool = False) -> list[int]:
     if evidence.quantity is not None:
         want = evidence.quantity
         return [got.offset for got in answer.quantities[index] if close(want, got)]
+    if whole:
+        return whole_formula_at(evidence.formula, *answer.compact[index])
     return formula_at(evidence.formula, *answer.compact[index])
+
+
+def whole_formula_at(formula: str, text: str, soft: list[bool], offsets: list[int]) -> list[int]:
+    """Where `formula` is a whole term, not a factor of a longer one: "(N-1)K" is in
+    "sends (N-1)K bytes", not in "2(N-1)K/N"."""
+    out = []
+    start = text.find(formula)
+    while start >= 0:
+        end = start + len(formula)
+        before = text[start - 1] if start else ""
+        after = text[end] if end < len(text) else ""
+        joined_before = before and (before in "/*^" or (not soft[start] and _term(before)))
+        joined_after = after and (after in "/^(" or (not soft[end] and _term(after)))
+        if not joined_before and not joined_after:
+            out.append(offsets[start])
+        start = text.find(formula, start + 1)
+    return out
+
+
+def _term(char: str) -> bool:
+    return char.isalnum() or char in ".)"
 
 
 def close(want: Quantity, got: Quantity, *, strict: bool = False) -> bool:
@@ -293,7 +316,8 @@ def found_at(
         if evidence.words:
             hits = _phrase_at(evidence.words, part.words, answer)
         else:
-            hits = [(at, part.negated_at(at)) for at in _places(evidence, answer, index)]
+            places = _places(evidence, answer, index, whole=not loose)
+            hits = [(at, part.negated_at(at)) for at in places]
         for offset, negated in hits:
             if not negated and about_the_same(about, part.subject_at(offset)):
                 return index, offset
@@ -334,7 +358,8 @@ def _affirmed(
     if evidence.words:
         hits = _phrase_at(evidence.words, part.words, answer)
     else:
-        hits = [(at, part.negated_at(at)) for at in _places(evidence, answer, index)]
+        places = _places(evidence, answer, index, whole=not loose)
+        hits = [(at, part.negated_at(at)) for at in places]
     out = [at for at, negated in hits if not negated and about_the_same(about, part.subject_at(at))]
     if not out and loose and evidence.parts and _in_clause(evidence, answer, index, about)[0]:
         out = [0]
