@@ -329,7 +329,8 @@ def test_a_mistake_contradicts_only_points_of_the_rubric(tmp_path: Path) -> None
         tmp_path,
         path,
         line_of(path, "contradicts: [1, 3]"),
-        "mistakes.0.contradicts.1: contradicts point 3, but the rubric's points are numbered 0 to 2",
+        "mistakes.0.contradicts.1: contradicts point 3,",
+        "but the rubric's points are numbered 0 to 2",
     )
 
 
