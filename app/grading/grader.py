@@ -140,7 +140,7 @@ def points_made(
                 score = 0.0
         scored.append((score, found))
     clear = sum(1 for score, _found in scored if score >= THRESHOLD)
-    bar = LENIENT if clear >= CLEAR_POINTS else THRESHOLD
+    bar = LENIENT if clear >= CLEAR_POINTS and not found_mistakes else THRESHOLD
     points, reasons, unsure = [], {}, []
     for index, (score, found) in enumerate(scored):
         if score >= bar:
