@@ -205,7 +205,45 @@ def load_independent() -> tuple[list[Judged], list[Judged]]:
 
 
 def detected_mistakes(card: CardView, answer: str) -> list[int]:
-    return list(getattr(check(card, answer), "mistakes", []))
+    return check(card, answer).mistakes
+
+
+@dataclass(frozen=True)
+class IndependentScores:
+    """The grader on a part of the independent set: points and mistakes."""
+
+    points: Scores
+    unearned_per_wrong: float  # points credited to a wrong answer beyond its labels
+    mistake_precision: float
+    mistake_recall: float
+    mistakes_stated: int
+    strong_flagged: int  # strong answers with a mistake found that their labels do not give
+    strong: int
+
+
+def independent_scores(items: Sequence[Judged], catalog: Catalog) -> IndependentScores:
+    as_labelled = [Labelled(i.card, i.kind, i.answer, i.points) for i in items]
+    wrong = [i for i in as_labelled if i.kind == "wrong"]
+    unearned = [len(set(grader(_card(catalog, i.card), i.answer)) - i.points) for i in wrong]
+    true_pos = false_pos = false_neg = 0
+    strong_flagged = strong = 0
+    for item in items:
+        got = set(detected_mistakes(_card(catalog, item.card), item.answer))
+        true_pos += len(got & item.mistakes)
+        false_pos += len(got - item.mistakes)
+        false_neg += len(item.mistakes - got)
+        if item.kind == "strong":
+            strong += 1
+            strong_flagged += bool(got - item.mistakes)
+    return IndependentScores(
+        points=score(as_labelled, catalog, grader),
+        unearned_per_wrong=statistics.mean(unearned) if unearned else 0.0,
+        mistake_precision=true_pos / (true_pos + false_pos) if true_pos + false_pos else 1.0,
+        mistake_recall=true_pos / (true_pos + false_neg) if true_pos + false_neg else 1.0,
+        mistakes_stated=true_pos + false_neg,
+        strong_flagged=strong_flagged,
+        strong=strong,
+    )
 
 
 def report_independent(name: str, items: list[Judged], catalog: Catalog) -> None:
@@ -220,26 +258,12 @@ def report_independent(name: str, items: list[Judged], catalog: Catalog) -> None
             f"{s.suggested_per_answer:8.2f}"
         )
     # Credit given to wrong answers beyond what their labels allow: the vocabulary trap.
-    wrong = [i for i in as_labelled if i.kind == "wrong"]
-    unearned = [len(set(grader(_card(catalog, i.card), i.answer)) - i.points) for i in wrong]
-    print(f"  points credited per wrong answer beyond its labels: "
-          f"{statistics.mean(unearned) if unearned else 0:.2f}")  # fmt: skip
-    true_pos = false_pos = false_neg = 0
-    strong_flagged = strong = 0
-    for item in items:
-        got = set(detected_mistakes(_card(catalog, item.card), item.answer))
-        true_pos += len(got & item.mistakes)
-        false_pos += len(got - item.mistakes)
-        false_neg += len(item.mistakes - got)
-        if item.kind == "strong":
-            strong += 1
-            strong_flagged += bool(got - item.mistakes)
-    precision = true_pos / (true_pos + false_pos) if true_pos + false_pos else 1.0
-    recall = true_pos / (true_pos + false_neg) if true_pos + false_neg else 1.0
+    found = independent_scores(items, catalog)
+    print(f"  points credited per wrong answer beyond its labels: {found.unearned_per_wrong:.2f}")
     print(
-        f"  mistakes: precision {precision:.3f}, recall {recall:.3f} "
-        f"({true_pos + false_neg} stated); a false mistake on {strong_flagged} of {strong} "
-        "strong answers"
+        f"  mistakes: precision {found.mistake_precision:.3f}, recall {found.mistake_recall:.3f} "
+        f"({found.mistakes_stated} stated); a false mistake on {found.strong_flagged} of "
+        f"{found.strong} strong answers"
     )
 
 

@@ -237,18 +237,21 @@ QUOTE_CHARS = 160
 def quote(text: str, statement: str) -> str:
     """The answer's own words for one of its statements (read normalised, in lower case):
     the piece of the original text that shares most words with it."""
-    wanted = {w.stem for c in clauses(statement) for w in c.words}
+    wanted = set(_TOKENS.findall(statement))
     best, best_shared = statement, -1.0
     for piece in _PIECE_END.split(text):
         piece = " ".join(piece.split())
         if not piece:
             continue
-        stems = {w.stem for c in clauses(lower(normalise(piece))) for w in c.words}
-        shared = len(wanted & stems) - 0.01 * len(stems - wanted)
+        words = set(_TOKENS.findall(piece.lower()))
+        shared = len(wanted & words) - 0.01 * len(words - wanted)
         if shared > best_shared:
             best, best_shared = piece, shared
     best = best.strip(" .;")
     return best if len(best) <= QUOTE_CHARS else best[: QUOTE_CHARS - 1].rstrip() + "…"
+
+
+_TOKENS = re.compile(r"[a-z0-9]+")
 
 
 def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
