@@ -38,10 +38,10 @@ and the points it contradicts, written from the cards' text and, for the tuning 
 with --misgrades; needs on the points whose substance a wrong answer lacked; subjects, bits,
 negation and whole-term formulas): tuning part F1 0.889, 0.76 per wrong answer, mistakes found
 with precision 0.944 and recall 0.956, a false mistake on 0 of 70 strong answers; held-out part
-F1 0.883, 1.18 per wrong answer, precision 0.841, recall 0.500, a false mistake on 4 of 35
-strong answers. The older sets: tuning 0.955, held-out 0.854, held-out 2 0.909, held-out 3
-0.931. A check of a 300-word answer took 11-14 ms on a loaded machine (load average about 9
-on 2 cores); the previous grader measured 12-15 ms there under the same load.
+F1 0.887, 1.18 per wrong answer, precision 0.857, recall 0.486, a false mistake on 3 of 35
+strong answers. The older sets: tuning 0.961, held-out 0.854, held-out 2 0.909, held-out 3
+0.931. A check of a 300-word answer took 13-18 ms on a loaded machine (load average about 9
+on 2 cores); the previous grader measured 12-15 ms there under similar load.
 RINGSIDE_CONTENT_DIR points the bench at a draft of the content.
 """
 

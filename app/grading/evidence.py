@@ -279,20 +279,22 @@ def _joins(left: str, right: str) -> bool:
 
 
 def _phrase_at(
-    phrase: tuple[Word, ...], words: tuple[Word, ...], answer: Answer
+    phrase: tuple[Word, ...], words: tuple[Word, ...], answer: Answer, *, counted: bool = False
 ) -> list[tuple[int, bool]]:
     """Where the phrase's words occur in order, at most two other words apart; and whether
-    that occurrence is denied (a word's polarity differs from the keyword's)."""
+    that occurrence is denied (a word's polarity differs from the keyword's). With `counted`,
+    a count is next to what it counts ("three all-gathers" is not "stage 3 … all-gather")."""
     out = []
     first = answer.similar(phrase[0].stem)
     for start, word in enumerate(words):
         if word.stem not in first:
             continue
         matched, position = [word], start
-        for part in phrase[1:]:
+        for before, part in zip(phrase, phrase[1:], strict=False):
             wanted = answer.similar(part.stem)
+            reach = 2 if counted and before.stem in COUNT_WORDS else 4
             step = next(
-                (i for i in range(position + 1, min(position + 4, len(words)))
+                (i for i in range(position + 1, min(position + reach, len(words)))
                  if words[i].stem in wanted),
                 None,
             )  # fmt: skip
@@ -306,6 +308,11 @@ def _phrase_at(
     return out
 
 
+COUNT_WORDS = frozenset(
+    "two three four five six seven eight nine ten eleven twelve one twice half double".split()
+)
+
+
 def found_at(
     evidence: Evidence, answer: Answer, about: frozenset[str] = frozenset(), *, loose: bool = True
 ) -> tuple[int, int] | None:
@@ -314,7 +321,7 @@ def found_at(
     as it is, not only have its parts somewhere in one statement."""
     for index, part in enumerate(answer.clauses):
         if evidence.words:
-            hits = _phrase_at(evidence.words, part.words, answer)
+            hits = _phrase_at(evidence.words, part.words, answer, counted=not loose)
         else:
             places = _places(evidence, answer, index, whole=not loose)
             hits = [(at, part.negated_at(at)) for at in places]
@@ -356,7 +363,7 @@ def _affirmed(
 ) -> list[int]:
     part = answer.clauses[index]
     if evidence.words:
-        hits = _phrase_at(evidence.words, part.words, answer)
+        hits = _phrase_at(evidence.words, part.words, answer, counted=not loose)
     else:
         places = _places(evidence, answer, index, whole=not loose)
         hits = [(at, part.negated_at(at)) for at in places]

@@ -146,3 +146,11 @@ def test_a_point_at_the_threshold_is_one_the_grader_cannot_decide() -> None:
 def test_quote_finds_the_original_words_of_a_statement() -> None:
     text = "First:  Ring does 2(N−1) steps.\nThen the time is independent of N!"
     assert quote(text, "then the time is independent of n") == "Then the time is independent of N!"
+
+
+def test_a_count_in_a_mistake_is_next_to_what_it_counts() -> None:
+    three = [Mistake(text="Counting three all-gathers.", evidence=[["three all-gathers"]])]
+    said = "ZeRO-3 does three all-gathers per step"
+    assert points_made(RING, said, QUESTION, three).mistakes == [0]
+    apart = "stage 3 needs one more all-gather, so 3Ψ in total"
+    assert points_made(RING, apart, QUESTION, three).mistakes == []

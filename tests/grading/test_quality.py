@@ -67,16 +67,16 @@ def test_f1_and_points_suggested_for_wrong_answers(catalog: Catalog, name: str) 
 # The independent set's held-out part (tests/grading/independent: answers and labels by writers
 # who never saw the grader; nothing was tuned on these cards' answers). Before mistakes became
 # detectors and points their substance: F1 0.876, 1.39 points credited per wrong answer beyond
-# its labels, no mistake found. After: F1 0.883, 1.18 per wrong answer, mistakes found with
-# precision 0.841 and recall 0.500, a false mistake on 4 of 35 strong answers (the issue asks
-# for at most 1 in 10, recall 0.7 and 0.5 per wrong answer: not reached yet). Pinned a little
+# its labels, no mistake found. After: F1 0.887, 1.18 per wrong answer, mistakes found with
+# precision 0.857 and recall 0.486, a false mistake on 3 of 35 strong answers (the issue asks
+# for recall 0.7 and at most 0.5 points per wrong answer: not reached yet). Pinned a little
 # below what is reached, so that a regression fails.
 INDEPENDENT_HELD_OUT = {
     "least_f1": 0.87,
     "most_unearned_per_wrong": 1.25,
     "least_mistake_precision": 0.80,
     "least_mistake_recall": 0.45,
-    "most_strong_flagged": 0.15,  # share of strong answers with a false mistake
+    "most_strong_flagged": 0.12,  # share of strong answers with a false mistake (issue: 0.1)
 }
 
 
