@@ -114,13 +114,13 @@ def content_check(
     from app.content.errata import load_errata
     from app.content.glossary import load_glossary
     from app.content.loader import ContentError, load_catalog
-    from app.drills.check import check_topic
+    from app.drills.check import check_content
     from app.labs import catalog as lab_catalog
 
     settings = load_settings(content_dir=content_dir)
     try:
         catalog = load_catalog(
-            settings.content_dir, processes=os.cpu_count() or 1, check=check_topic
+            settings.content_dir, processes=os.cpu_count() or 1, check=check_content
         )
         lab_titles = lab_catalog.titles()
         glossary = load_glossary(settings.content_dir, catalog, lab_titles)

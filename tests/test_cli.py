@@ -86,3 +86,19 @@ def test_srs_optimize_says_how_many_reviews_are_needed(tmp_path: Path) -> None:
         "srs", "optimize", "--user", "nobody", env=env_for(tmp_path, FIXTURE_CONTENT)
     )
     assert unknown.returncode == 1 and "nobody" in unknown.stderr
+
+
+def test_content_check_requires_every_mistake_to_have_evidence(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(FIXTURE_CONTENT, content)
+    beta = content / "topics" / "02-beta.md"
+    beta.write_text(
+        beta.read_text().replace('    evidence: ["reboot first", "rebooting first"]\n', "")
+    )
+    result = ringside("content", "check", env=env_for(tmp_path, content))
+    assert result.returncode == 1
+    line = next(
+        n for n, text in enumerate(beta.read_text().splitlines(), 1) if "Rebooting first" in text
+    )
+    assert f"02-beta.md:{line}: card " in result.stderr
+    assert "mistakes.0: no evidence" in result.stderr

@@ -40,6 +40,7 @@ class CardView:
     question_text: str  # the question as plain words, for titles and search
     plain_text: str
     drill_line: int | None = None  # a drill card's `drill:` key, where app.drills.check reports
+    mistake_lines: tuple[int, ...] = ()  # each common mistake's line, for the content check
 
     @property
     def id(self) -> str:

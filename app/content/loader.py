@@ -118,6 +118,21 @@ def load_catalog(
     return Catalog(topics)
 
 
+def require_detectors(topic: Topic) -> None:
+    """Every common mistake of the topic's cards has `evidence`, so the grader can find it in
+    an answer (`ringside content check`; see content/README.md)."""
+    for view in topic.cards:
+        for index, mistake in enumerate(view.card.mistakes):
+            if not mistake.evidence:
+                line = view.mistake_lines[index] if index < len(view.mistake_lines) else view.line
+                raise ContentError(
+                    topic.path,
+                    line,
+                    f"card '{view.card.id}': mistakes.{index}: no evidence: give the words, "
+                    "formula or figure that state the mistake (see content/README.md)",
+                )
+
+
 def _load_and_check(path: Path, renderer: Renderer, check: TopicCheck | None) -> Topic:
     topic = load_topic(path, renderer)
     if check is not None:
@@ -305,7 +320,10 @@ def _card_view(
         followup_answers_html=tuple(
             html(f.answer, "followups", i, "answer") for i, f in enumerate(card.followups)
         ),
-        mistakes_html=tuple(html(m, "mistakes", i) for i, m in enumerate(card.mistakes)),
+        mistakes_html=tuple(html(m.text, "mistakes", i) for i, m in enumerate(card.mistakes)),
+        mistake_lines=tuple(
+            first_line + yamlsrc.line_of(node, ["mistakes", i]) for i in range(len(card.mistakes))
+        ),
         sources=tuple(_source(s, keys, meta.slug, renderer) for s in card.sources),
         question_text=words(_PLACEHOLDER.sub("…", card.question)),
         plain_text=" ".join(words(t) for t in texts if t),

@@ -71,17 +71,73 @@ def weak_keyword(keyword: str) -> str | None:
     return None
 
 
+def _specific_keywords(keywords: list[str], where: tuple[int | str, ...] = ()) -> None:
+    for at, keyword in enumerate(keywords):
+        if problem := weak_keyword(keyword):
+            raise Misplaced(
+                f"{keyword!r} is {problem}: it would match almost any answer", (*where, at)
+            )
+
+
+def _groups(value: Any) -> Any:
+    """A group written as one string is a group of one: `[2K, [independent, flat]]`."""
+    if isinstance(value, list):
+        return [[g] if isinstance(g, str) else g for g in value]
+    return value
+
+
 class RubricPoint(Strict):
+    """A key point, the keywords that suggest it, and what it cannot be made without: each
+    group of `needs` must be found (any one of its elements: a formula, a number with its
+    unit, a phrase such as "grows with N"), or the point's words alone do not make it."""
+
     point: Text
     keywords: list[Text] = Field(min_length=1)
+    needs: list[list[Text]] = []
 
     @field_validator("keywords")
     @classmethod
     def _specific(cls, keywords: list[str]) -> list[str]:
-        for keyword in keywords:
-            if problem := weak_keyword(keyword):
-                raise ValueError(f"{keyword!r} is {problem}: it would match almost any answer")
+        _specific_keywords(keywords)
         return keywords
+
+    @field_validator("needs", mode="before")
+    @classmethod
+    def _plain_needs(cls, needs: Any) -> Any:
+        return _groups(needs)
+
+    @field_validator("needs")
+    @classmethod
+    def _specific_needs(cls, needs: list[list[str]]) -> list[list[str]]:
+        for index, group in enumerate(needs):
+            if not group:
+                raise Misplaced("an empty group: name at least one element", (index,))
+            _specific_keywords(group, (index,))
+        return needs
+
+
+class Mistake(Strict):
+    """A common mistake and what is true instead; `evidence` finds it in an answer (any one
+    element; an element that is a list needs all of its parts in one statement), and
+    `contradicts` names the rubric points (0-based) an answer making it cannot be credited."""
+
+    text: Text
+    evidence: list[list[Text]] = []
+    contradicts: list[int] = []
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _plain_evidence(cls, evidence: Any) -> Any:
+        return _groups(evidence)
+
+    @field_validator("evidence")
+    @classmethod
+    def _specific_evidence(cls, evidence: list[list[str]]) -> list[list[str]]:
+        for index, group in enumerate(evidence):
+            if not group:
+                raise Misplaced("an empty group: name at least one element", (index,))
+            _specific_keywords(group, (index,))
+        return evidence
 
 
 class Followup(Strict):
@@ -146,7 +202,32 @@ class CardBase(Strict):
                 raise Misplaced("a rubric point is named twice", (index, "probes"))
         return followups
 
-    mistakes: list[Text] = Field(min_length=1)
+    mistakes: list[Mistake] = Field(min_length=1)
+
+    @field_validator("mistakes", mode="before")
+    @classmethod
+    def _plain_mistakes(cls, mistakes: Any) -> Any:
+        """A mistake written as a plain string has no detector yet."""
+        if isinstance(mistakes, list):
+            return [{"text": m} if isinstance(m, str) else m for m in mistakes]
+        return mistakes
+
+    @field_validator("mistakes")
+    @classmethod
+    def _contradicts_in_rubric(cls, mistakes: list[Mistake], info: ValidationInfo) -> list[Mistake]:
+        points = len(info.data.get("rubric") or [])
+        for index, mistake in enumerate(mistakes):
+            for at, point in enumerate(mistake.contradicts):
+                if not 0 <= point < points:
+                    raise Misplaced(
+                        f"contradicts point {point}, but the rubric's points are numbered 0 to "
+                        f"{points - 1}",
+                        (index, "contradicts", at),
+                    )
+            if len(set(mistake.contradicts)) != len(mistake.contradicts):
+                raise Misplaced("a rubric point is named twice", (index, "contradicts"))
+        return mistakes
+
     sources: list[Text] = Field(min_length=1)
     tags: list[Text] = []
 

@@ -10,7 +10,7 @@ content check twelve.
 from functools import partial
 
 from app.content.catalog import Topic
-from app.content.loader import ContentError, TopicCheck
+from app.content.loader import ContentError, TopicCheck, require_detectors
 from app.content.render import Renderer, RenderProblem
 from app.content.schema import NumericCard
 from app.drills.engine import DrillError, draw
@@ -41,3 +41,10 @@ def check_topic(topic: Topic, renderer: Renderer, draws: int = CHECK_DRAWS) -> N
 def at_startup() -> TopicCheck:
     """The check create_app runs: fewer draws (a module-level partial, so workers can take it)."""
     return partial(check_topic, draws=STARTUP_DRAWS)
+
+
+def check_content(topic: Topic, renderer: Renderer) -> None:
+    """`ringside content check`: every drill drawn CHECK_DRAWS times, and every common
+    mistake detectable (it has evidence)."""
+    check_topic(topic, renderer)
+    require_detectors(topic)

@@ -8,4 +8,4 @@ __all__ = ["Check", "check", "points_made"]
 
 def check(card: CardView, answer: str) -> Check:
     """The rubric points `answer` makes, with the words that made each."""
-    return points_made(card.card.rubric, answer, card.question_text)
+    return points_made(card.card.rubric, answer, card.question_text, card.card.mistakes)

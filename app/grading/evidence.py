@@ -8,12 +8,12 @@ in long words). Each is found only where it is not denied ("not", "rather than",
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
 from app.content.units import UNITS
-from app.grading.text import Clause, Word, clauses, lower, normalise
+from app.grading.text import Clause, Word, clauses, clauses_and_lines, lower, normalise
 
 TOLERANCE = 0.03  # relative: "3.09 h" makes "3.1 h", "295 tokens" makes "about 300"
 FUZZY = 86  # rapidfuzz ratio for a typo in a word of five letters or more
@@ -22,6 +22,7 @@ _UNIT_ALIASES = {
     "bytes": "B", "byte": "B", "b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB",
     "pb": "PB", "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB", "gb/s": "GB/s",
     "tb/s": "TB/s", "mb/s": "MB/s", "gbps": "Gb/s", "gbit/s": "Gb/s", "gib/s": "GiB/s",
+    "tbit/s": "Tb/s", "mbit/s": "Mb/s", "kbit/s": "Kb/s",
     "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "ms": "ms", "us": "us",
     "ns": "ns", "min": "min", "mins": "min", "minute": "min", "minutes": "min", "h": "h",
     "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "day": "days", "days": "days",
@@ -77,6 +78,7 @@ class Answer:
     quantities: list[list[Quantity]]
     stems: set[str]
     _fuzzy: dict[str, set[str]]
+    lines: list[int] = field(default_factory=list)  # per clause: the line it starts on
 
     def similar(self, stem: str) -> set[str]:
         """Stems of the answer equal to `stem`, or one typo away if it is long enough."""
@@ -101,11 +103,12 @@ class Answer:
 
 
 def read(text: str) -> Answer:
-    parts = clauses(lower(normalise(text)))
+    read_parts = clauses_and_lines(lower(normalise(text)))
+    parts = [part for part, _line in read_parts]
     stems = {word.stem for part in parts for word in part.words}
     return Answer(
         parts, [compact(part.text) for part in parts], [_quantities(p.text) for p in parts],
-        stems, {},
+        stems, {}, [line for _part, line in read_parts],
     )  # fmt: skip
 
 
@@ -215,11 +218,34 @@ def about_the_same(about: frozenset[str], subject: frozenset[str]) -> bool:
     return not (about and subject and not about & subject)
 
 
-def _places(evidence: Evidence, answer: Answer, index: int) -> list[int]:
+def _places(evidence: Evidence, answer: Answer, index: int, *, whole: bool = False) -> list[int]:
     if evidence.quantity is not None:
         want = evidence.quantity
         return [got.offset for got in answer.quantities[index] if close(want, got)]
+    if whole:
+        return whole_formula_at(evidence.formula, *answer.compact[index])
     return formula_at(evidence.formula, *answer.compact[index])
+
+
+def whole_formula_at(formula: str, text: str, soft: list[bool], offsets: list[int]) -> list[int]:
+    """Where `formula` is a whole term, not a factor of a longer one: "(N-1)K" is in
+    "sends (N-1)K bytes", not in "2(N-1)K/N"."""
+    out = []
+    start = text.find(formula)
+    while start >= 0:
+        end = start + len(formula)
+        before = text[start - 1] if start else ""
+        after = text[end] if end < len(text) else ""
+        joined_before = before and (before in "/*^" or (not soft[start] and _term(before)))
+        joined_after = after and (after in "/^(" or (not soft[end] and _term(after)))
+        if not joined_before and not joined_after:
+            out.append(offsets[start])
+        start = text.find(formula, start + 1)
+    return out
+
+
+def _term(char: str) -> bool:
+    return char.isalnum() or char in ".)"
 
 
 def close(want: Quantity, got: Quantity, *, strict: bool = False) -> bool:
@@ -253,20 +279,22 @@ def _joins(left: str, right: str) -> bool:
 
 
 def _phrase_at(
-    phrase: tuple[Word, ...], words: tuple[Word, ...], answer: Answer
+    phrase: tuple[Word, ...], words: tuple[Word, ...], answer: Answer, *, counted: bool = False
 ) -> list[tuple[int, bool]]:
     """Where the phrase's words occur in order, at most two other words apart; and whether
-    that occurrence is denied (a word's polarity differs from the keyword's)."""
+    that occurrence is denied (a word's polarity differs from the keyword's). With `counted`,
+    a count is next to what it counts ("three all-gathers" is not "stage 3 … all-gather")."""
     out = []
     first = answer.similar(phrase[0].stem)
     for start, word in enumerate(words):
         if word.stem not in first:
             continue
         matched, position = [word], start
-        for part in phrase[1:]:
+        for before, part in zip(phrase, phrase[1:], strict=False):
             wanted = answer.similar(part.stem)
+            reach = 2 if counted and before.stem in COUNT_WORDS else 4
             step = next(
-                (i for i in range(position + 1, min(position + 4, len(words)))
+                (i for i in range(position + 1, min(position + reach, len(words)))
                  if words[i].stem in wanted),
                 None,
             )  # fmt: skip
@@ -278,3 +306,78 @@ def _phrase_at(
             flipped = any(w.negated != p.negated for w, p in zip(matched, phrase, strict=True))
             out.append((word.start, flipped))
     return out
+
+
+COUNT_WORDS = frozenset(
+    "two three four five six seven eight nine ten eleven twelve one twice half double".split()
+)
+
+
+def found_at(
+    evidence: Evidence, answer: Answer, about: frozenset[str] = frozenset(), *, loose: bool = True
+) -> tuple[int, int] | None:
+    """The statement (its index) and the offset in it where the evidence is affirmed, or None.
+    Unless `loose`, a keyword of formulas and words ("bf16 gradient shard") must be written
+    as it is, not only have its parts somewhere in one statement."""
+    for index, part in enumerate(answer.clauses):
+        if evidence.words:
+            hits = _phrase_at(evidence.words, part.words, answer, counted=not loose)
+        else:
+            places = _places(evidence, answer, index, whole=not loose)
+            hits = [(at, part.negated_at(at)) for at in places]
+        for offset, negated in hits:
+            if not negated and about_the_same(about, part.subject_at(offset)):
+                return index, offset
+        if evidence.parts and loose:
+            found = [_in_clause(p, answer, index, about) for p in evidence.parts]
+            if all(yes for yes, _no in found):
+                return index, 0
+    return None
+
+
+def found_together(
+    group: tuple[Evidence, ...], answer: Answer, about: frozenset[str] = frozenset()
+) -> tuple[int, int] | None:
+    """The statement, and an offset in it, where every element of `group` is affirmed on one
+    line: "1F1B" and "halves the bubble" said of one thing, not in two paragraphs. (A line may
+    hold several statements: "52% of peak -> more efficient".)"""
+    hits: list[list[tuple[int, int, int]]] = []  # per element: (line, statement, offset)
+    for evidence in group:
+        found = []
+        for index, part in enumerate(answer.clauses):
+            first_line = answer.lines[index] if answer.lines else 0
+            for at in _affirmed(evidence, answer, index, about, loose=False):
+                found.append((first_line + part.text.count("\n", 0, at), index, at))
+        if not found:
+            return None
+        hits.append(found)
+    common = set.intersection(*({line for line, _i, _at in found} for found in hits))
+    if not common:
+        return None
+    line = min(common)
+    return min((i, at) for found in hits for at_line, i, at in found if at_line == line)
+
+
+def _affirmed(
+    evidence: Evidence, answer: Answer, index: int, about: frozenset[str], *, loose: bool = True
+) -> list[int]:
+    part = answer.clauses[index]
+    if evidence.words:
+        hits = _phrase_at(evidence.words, part.words, answer, counted=not loose)
+    else:
+        places = _places(evidence, answer, index, whole=not loose)
+        hits = [(at, part.negated_at(at)) for at in places]
+    out = [at for at, negated in hits if not negated and about_the_same(about, part.subject_at(at))]
+    if not out and loose and evidence.parts and _in_clause(evidence, answer, index, about)[0]:
+        out = [0]
+    return out
+
+
+def quantity_conflict(wanted: tuple[Quantity, ...], answer: Answer, index: int) -> Quantity | None:
+    """A quantity the statement gives in the dimension of `wanted` that equals none of them
+    ("720 GB/s" where the point's figure is 360 GB/s), or None."""
+    dimensions = {q.dimension for q in wanted} - {"number"}
+    for got in answer.quantities[index]:
+        if got.dimension in dimensions and not any(close(w, got, strict=True) for w in wanted):
+            return got
+    return None

@@ -7,13 +7,16 @@ the answer denies it ("it's not a reduce-scatter") counts against the point. Onc
 has clearly made several points, the rest need less evidence.
 """
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from functools import lru_cache
 
-from app.content.schema import RubricPoint
+from app.content.schema import Mistake, RubricPoint
 from app.grading.evidence import (
+    TOLERANCE,
     Answer,
     Evidence,
     about_the_same,
@@ -22,11 +25,15 @@ from app.grading.evidence import (
     compile_keyword,
     find,
     formula_at,
+    found_at,
+    found_together,
+    quantity_conflict,
     read,
 )
 from app.grading.field import field
 from app.grading.subjects import entities
 from app.grading.text import Clause, Word, clauses, lower, normalise
+from app.grading.vocabulary import NUMBER_WORDS
 
 # Weights and the threshold, tuned on tests/grading/answers_tuning*.yml only.
 THRESHOLD = 0.9
@@ -72,10 +79,23 @@ def _formulas(point: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Check:
-    """The points an answer makes (indexes into the rubric), each with the words that did."""
+    """The points an answer makes (indexes into the rubric), each with the words that did; the
+    card's common mistakes it states, each with its own words; and the points the grader
+    cannot honestly call either way (its evidence sits at the threshold)."""
 
     points: list[int]
     reasons: dict[int, str]
+    mistakes: list[int] = dataclass_field(default_factory=list)
+    mistake_reasons: dict[int, str] = dataclass_field(default_factory=dict)
+    unsure: list[int] = dataclass_field(default_factory=list)
+    # Points not credited although their words are there, and why: a needed element missing,
+    # a different value for the point's own quantity, a mistake that contradicts it.
+    withheld: dict[int, str] = dataclass_field(default_factory=dict)
+
+    @property
+    def undecided(self) -> bool:
+        """Whether the local grader cannot decide this answer: a point sits at its threshold."""
+        return bool(self.unsure)
 
 
 @dataclass(frozen=True)
@@ -84,21 +104,154 @@ class _Point:
     own_words: tuple[Word, ...]  # the point's own words
     own_weights: tuple[float, ...]  # each word's evidence, ECHO_COVER if the question says it
     about: frozenset[str]  # the strategies or stages the point speaks of, if any
+    needs: tuple[tuple[Evidence, ...], ...] = ()  # each group: any one of these must be found
 
 
-def points_made(rubric: Sequence[RubricPoint], answer: str, question: str = "") -> Check:
-    """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats."""
-    compiled = _compile(tuple((p.point, tuple(p.keywords)) for p in rubric), question)
+@dataclass(frozen=True)
+class _Mistake:
+    evidence: tuple[tuple[Evidence, ...], ...]  # any one group, all of a group in a statement
+    contradicts: tuple[int, ...]
+
+
+UNSURE = 0.15  # a point whose score is this close to the bar could go either way
+
+
+def points_made(
+    rubric: Sequence[RubricPoint],
+    answer: str,
+    question: str = "",
+    mistakes: Sequence[Mistake] = (),
+) -> Check:
+    """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats;
+    `mistakes` with evidence are looked for, and a point one contradicts is not credited."""
+    compiled = _compile(
+        tuple((p.point, tuple(p.keywords), tuple(map(tuple, p.needs))) for p in rubric), question
+    )
     read_answer = read(answer)
-    scored = [_score(point, read_answer) for point in compiled]
+    found_mistakes, mistake_reasons, contradicted = _mistakes(mistakes, read_answer, answer)
+    withheld: dict[int, str] = {}
+    scored = []
+    for index, point in enumerate(compiled):
+        score, found = _score(point, read_answer)
+        if score >= LENIENT:
+            why = contradicted.get(index) or _lacks(point, read_answer)
+            if why:
+                withheld[index] = why
+                score = 0.0
+        scored.append((score, found))
     clear = sum(1 for score, _found in scored if score >= THRESHOLD)
-    bar = LENIENT if clear >= CLEAR_POINTS else THRESHOLD
-    points, reasons = [], {}
+    bar = LENIENT if clear >= CLEAR_POINTS and not found_mistakes else THRESHOLD
+    points, reasons, unsure = [], {}, []
     for index, (score, found) in enumerate(scored):
         if score >= bar:
             points.append(index)
             reasons[index] = _reason(found)
-    return Check(points, reasons)
+        if index not in withheld and abs(score - bar) < UNSURE:
+            unsure.append(index)
+    return Check(points, reasons, found_mistakes, mistake_reasons, unsure, withheld)
+
+
+def _lacks(point: _Point, answer: Answer) -> str:
+    """Why the point's words alone do not make it here ("" when nothing is lacking): a group
+    of its needs with nothing found; where that group is a figure, the different figure the
+    answer gives instead."""
+    for group in point.needs:
+        if any(found_at(e, answer, point.about if e.words else frozenset()) for e in group):
+            continue  # a figure or a formula is the point's own, whatever the statement names
+        wanted = tuple(e.quantity for e in group if e.quantity is not None)
+        for index in range(len(answer.clauses)) if wanted else ():
+            if conflict := quantity_conflict(wanted, answer, index):
+                said = _figure_at(answer.clauses[index].text, conflict.offset)
+                return f"gives “{said}”, where the point's figure is {_alternatives(group)}"
+        return "needs " + _alternatives(group)
+    return ""
+
+
+def _alternatives(group: tuple[Evidence, ...]) -> str:
+    return " or ".join(f"“{e.text}”" for e in group)
+
+
+def _figure_at(text: str, offset: int) -> str:
+    """The number and unit written at `offset` ("720 gb/s")."""
+    match = re.match(r"[\d.,]+\s?[a-z/%]*", text[offset:])
+    return match.group().rstrip(",. ") if match else text[offset : offset + 12]
+
+
+def _mistakes(
+    mistakes: Sequence[Mistake], answer: Answer, text: str
+) -> tuple[list[int], dict[int, str], dict[int, str]]:
+    """The mistakes the answer states, the words that state each, and the points they deny."""
+    compiled = _compile_mistakes(
+        tuple((tuple(map(tuple, m.evidence)), tuple(m.contradicts)) for m in mistakes)
+    )
+    found: list[int] = []
+    reasons: dict[int, str] = {}
+    contradicted: dict[int, str] = {}
+    for index, mistake in enumerate(compiled):
+        for group in mistake.evidence:
+            if len(group) > 1:
+                where, offset = found_together(group, answer) or (None, None)
+            else:
+                where, offset = found_at(group[0], answer, loose=False) or (None, None)
+            if where is not None:
+                found.append(index)
+                said = quote(text, _line_at(answer.clauses[where].text, offset))
+                reasons[index] = f"You said “{said}”"
+                for point in mistake.contradicts:
+                    contradicted.setdefault(point, f"contradicted by what you said: “{said}”")
+                break
+    return found, reasons, contradicted
+
+
+@lru_cache(maxsize=1024)
+def _compile_mistakes(
+    mistakes: tuple[tuple[tuple[tuple[str, ...], ...], tuple[int, ...]], ...],
+) -> list[_Mistake]:
+    out = []
+    for groups, contradicts in mistakes:
+        compiled = (tuple(compile_keyword(k) for k in group) for group in groups)
+        out.append(_Mistake(tuple(g for g in compiled if all(map(_evidence, g))), contradicts))
+    return out
+
+
+def _evidence(evidence: Evidence) -> bool:
+    """A keyword that says something: not only words every sentence has ("in plus out")."""
+    return bool(evidence.quantity or evidence.formula or evidence.words)
+
+
+_PIECE_END = re.compile(r"(?<=[.!?;])\s+|\n|\s-+>\s?|\s-{1,2}\s|→")
+
+
+def _line_at(statement: str, offset: int | None) -> str:
+    """The line of a statement that holds `offset` (a statement may run over a line break)."""
+    if offset is None or "\n" not in statement:
+        return statement
+    start = statement.rfind("\n", 0, offset) + 1
+    end = statement.find("\n", offset)
+    return statement[start : end if end >= 0 else len(statement)]
+
+
+QUOTE_CHARS = 160
+
+
+def quote(text: str, statement: str) -> str:
+    """The answer's own words for one of its statements (read normalised, in lower case):
+    the piece of the original text that shares most words with it."""
+    wanted = set(_TOKENS.findall(statement))
+    best, best_shared = statement, -1.0
+    for piece in _PIECE_END.split(text):
+        piece = " ".join(piece.split())
+        if not piece:
+            continue
+        words = set(_TOKENS.findall(piece.lower()))
+        shared = len(wanted & words) - 0.01 * len(words - wanted)
+        if shared > best_shared:
+            best, best_shared = piece, shared
+    best = best.strip(" .;")
+    return best if len(best) <= QUOTE_CHARS else best[: QUOTE_CHARS - 1].rstrip() + "…"
+
+
+_TOKENS = re.compile(r"[a-z0-9]+")
 
 
 def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
@@ -160,13 +313,20 @@ def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> boo
 
 
 def _most_of(evidence: Evidence, answer: Answer, about: frozenset[str]) -> float:
-    """The share of a long phrase's words said in one statement, if all but one are."""
+    """The share of a long phrase's words said in one statement, if all but one are, and the
+    one left out is not its count ("2 all-reduces per layer" is not "four all-reduces per
+    layer")."""
     total = len(evidence.words)
-    best = max(
-        (sum(1 for w in evidence.words if _said_in(w, c, answer, about)) for c in answer.clauses),
-        default=0,
-    )
+    counts = [w for w in evidence.words if w.stem in _COUNTS]
+    best = 0
+    for part in answer.clauses:
+        said = [w for w in evidence.words if _said_in(w, part, answer, about)]
+        if all(w in said for w in counts):
+            best = max(best, len(said))
     return best / total if best >= total - 1 else 0.0
+
+
+_COUNTS = frozenset(NUMBER_WORDS.values()) | {"one", "twice", "half", "double"}
 
 
 def _said_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) -> bool:
@@ -214,12 +374,14 @@ def _reason(found: list[str]) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> list[_Point]:
+def _compile(
+    rubric: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...], question: str
+) -> list[_Point]:
     asked = {w.stem for c in clauses(lower(normalise(question))) for w in c.words}
     asked_text = lower(normalise(question)).replace(" ", "")
     asked_quantities = [q for qs in read(question).quantities for q in qs]
     out = []
-    for point, keywords in rubric:
+    for point, keywords, needs in rubric:
         point_text = compact(lower(normalise(point)))
         weighted = []
         for keyword in keywords:
@@ -228,9 +390,12 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
                 continue  # only words every sentence has ("what-if", "again"): no evidence
             weight = _weight(evidence, asked, asked_text, point_text)
             if evidence.quantity and any(
-                close(evidence.quantity, q, strict=True) for q in asked_quantities
+                close(evidence.quantity, q, strict=True)
+                and math.isclose(evidence.quantity.value, q.value, rel_tol=TOLERANCE)
+                for q in asked_quantities
             ):
-                weight = ECHO
+                weight = ECHO  # the question's own figure, as written ("50 GB/s" is no echo
+                # of "400 Gb/s": converting it is the point)
             weighted.append((evidence, weight))
         known = {e.formula for e, _w in weighted if e.formula}
         for token in _formulas(point):
@@ -247,7 +412,12 @@ def _compile(rubric: tuple[tuple[str, tuple[str, ...]], ...], question: str) -> 
         words = field()
         own_weights = tuple(ECHO_COVER if stem in asked else words.evidence(stem) for stem in own)
         about = entities(lower(normalise(point)))
-        out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about))
+        needed = tuple(
+            compiled
+            for group in needs
+            if (compiled := tuple(e for k in group if _evidence(e := compile_keyword(k))))
+        )
+        out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about, needed))
     return out
 
 

@@ -1,7 +1,8 @@
 """What a statement speaks of: "DP all-reduces…, TP uses…" says each thing of its own subject.
 
 A rubric point about FSDP is not made by something said of DP, so each statement's subject
-(a parallelism strategy, a ZeRO stage, a pipeline schedule, a PCIe path) is followed.
+(a parallelism strategy, a ZeRO stage, a pipeline schedule, a PCIe path, a utilisation
+metric) is followed: "MFU counts the recomputation" does not make a point about HFU.
 """
 
 import re
@@ -11,6 +12,7 @@ _SUBJECT = re.compile(
     r"|\bstages? (?P<stage>[123])(?: and (?P<stage2>[123]))?\b"
     r"|\b(?P<name>ddp|dp|tp|pp|ep|cp|sp|fsdp|1f1b|gpipe|dualpipe|pix|pxb|phb|sys|pxn)\b"
     r"|\b(?P<kind>data|tensor|pipeline|expert|context|sequence)[- ]parallel(?:ism)?\b"
+    r"|\b(?P<metric>mfu|hfu|(?P<flops>model|hardware) flops utili[sz]ation)\b"
 )
 _KINDS = {"data": "dp", "tensor": "tp", "pipeline": "pp", "expert": "ep", "context": "cp"}
 _KINDS |= {"sequence": "sp", "ddp": "dp", "fsdp": "zero3"}
@@ -22,6 +24,8 @@ _TOGETHER = re.compile(r"[\s,/&+x]*(?:and|or|vs|versus)?[\s,/&+]*")
 
 
 def _subject_of(match: re.Match[str]) -> set[str]:
+    if match["metric"]:
+        return {"hfu" if match["flops"] == "hardware" or match["metric"] == "hfu" else "mfu"}
     if match["name"]:
         return {_KINDS.get(match["name"], match["name"])}
     if match["kind"]:

@@ -32,6 +32,7 @@ _ISE = re.compile(r"\b([a-z]{4,})is(e|ed|es|er|ers|ing|ation|ations)\b")
 _PREFIXED = re.compile(r"\b(pre|non|inter|intra|multi|sub|over|under|semi|top)-(?=[a-z0-9])")
 _ISE_KEEP = {"prec", "otherw", "likew", "exerc", "prom", "adv", "surpr", "comprom", "rev"}
 # "4P + 12P/N": a capital P standing alone, or after a coefficient, is the parameter count.
+_BITS = re.compile(r"(\d)\s?([KMGT])(?:b/s|bps|bit/s)\b")
 _PSI_P = re.compile(r"(?<![A-Za-z0-9])(\d*)P(?![A-Za-z0-9(])")
 
 
@@ -43,6 +44,8 @@ def normalise(text: str) -> str:
     text = "".join(f" {GREEK[c]} " if c in GREEK else c for c in text)
     text = re.sub(r"(?<=[\d)]) (?=(?:alpha|beta|gamma|delta|tau|psi)\b)", "", text)
     text = re.sub(r"(?<=\d)\s*\*(?!\s*[\w(])", "x", text)  # "1.5×": a ratio
+    # "400 Gb/s" is bits: written so that lower case cannot make it "400 gb/s" (bytes).
+    text = _BITS.sub(lambda m: f"{m[1]} {m[2].lower()}bit/s", text)
     return _PSI_P.sub(r"\1psi", text)
 
 
@@ -68,6 +71,7 @@ NEGATING_PHRASES = (
     ("false", "that"),
     ("not", "true", "that"),
     ("as", "opposed", "to"),
+    ("off", "the"),  # "off the critical path"
 )
 # "X isn't involved", "X doesn't matter": the negation denies what came before it.
 DENYING_PREDICATES = {
@@ -92,9 +96,9 @@ STOPWORDS = {
     "which", "who", "what", "when", "how", "do", "does", "did", "has", "have", "had", "can",
     "will", "would", "should", "could", "you", "your", "we", "they", "them", "i", "s", "e",
     "g", "eg", "ie", "etc", "about", "around", "roughly", "approx", "like", "just", "any",
-    "all's", "one's", "same", "again", "via", "up", "out", "get", "gets", "got", "make",
+    "all's", "one's", "again", "via", "up", "out", "get", "gets", "got", "make",
     "makes", "very", "much", "more", "most", "some", "here", "since", "because", "if",
-    "only", "still", "both", "vs", "versus", "thats", "that's", "theres", "there's",
+    "only", "still", "vs", "versus", "thats", "that's", "theres", "there's",
 } | NEGATIONS  # fmt: skip
 _NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "(", "=", ":"}
 
@@ -153,7 +157,12 @@ class Clause:
         return self.subjects[-1][1] if self.subjects else self.inherited
 
 
-_TOKEN = re.compile(r"[a-z][a-z0-9_']*|w/o?|b/c|[,(=:]|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])")
+# "(" opens an aside ("(as in DP)"), which ends a negation's reach, unless it opens a formula:
+# "not (N-1)K", "not 2(N-1)/N" deny the formula.
+_ASIDE = r"(?<![\w)])\((?![^()\s]*[-+*/^][^()\s]*\))(?![^()]*\)[\w/^*(])"
+_TOKEN = re.compile(
+    rf"[a-z][a-z0-9_']*|w/o?|b/c|[,=:]|{_ASIDE}|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])"
+)
 # "without it, every byte is…": "without" denies the pronoun after it, and nothing more.
 PRONOUNS = {"it", "this", "that", "them", "these", "those"}
 # A negation after a verb denies the verb: "hung ranks log nothing" is "they do not log".
@@ -238,8 +247,21 @@ def _cue_at(tokens: list[str], index: int, *, end: bool = False) -> bool:
 
 def clauses(text: str) -> list[Clause]:
     """The normalised text cut where each statement ends."""
-    out: list[Clause] = []
-    for piece in _CLAUSE_END.split(text):
+    return [part for part, _line in clauses_and_lines(text)]
+
+
+def clauses_and_lines(text: str) -> list[tuple[Clause, int]]:
+    """The statements, each with the number of the line it starts on ("X. Y" on one line,
+    or "X -> Y", are two statements of one line)."""
+    out: list[tuple[Clause, int]] = []
+    start = line = 0
+    for end in [*_CLAUSE_END.finditer(text), None]:
+        piece = text[start : end.start() if end else len(text)]
         if piece.strip():
-            out.append(clause(piece, out[-1].last_subject if out else frozenset()))
+            inherited = out[-1][0].last_subject if out else frozenset()
+            out.append((clause(piece, inherited), line))
+        line += piece.count("\n")
+        if end is not None:
+            line += end.group().count("\n")
+            start = end.end()
     return out

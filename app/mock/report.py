@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog
 from app.mock import followup as followups
+from app.mock import rubric
 from app.models import MockQuestion, MockSession
 from app.srs.days import as_utc
 
@@ -26,6 +27,9 @@ class QuestionReport:
     points_made: list[int]
     points_total: int
     rating: int | None
+    # The card's common mistakes the answers state: (index, the answer's own words, what is
+    # true instead, as the card's HTML).
+    mistakes: tuple[tuple[int, str, str], ...] = ()
 
     @property
     def followup_reference_html(self) -> str | None:
@@ -92,6 +96,7 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
             points_made=points,
             points_total=len(card.rubric),
             rating=q.rating,
+            mistakes=_mistakes(card, q) if q.submitted_at else (),
         )
         rows.append(row)
         if q.rating is None:
@@ -110,6 +115,14 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
         weakest.append((slug, topic.title if topic else slug, sum(coverages) / len(coverages)))
     weakest.sort(key=lambda item: item[2])
     return Report(mock, rows, made / asked if asked else None, missed, weakest, len(qs))
+
+
+def _mistakes(card: CardView, q: MockQuestion) -> tuple[tuple[int, str, str], ...]:
+    found = rubric.suggestions(card, q.answer, q.followup_answer or "")
+    return tuple(
+        (index, found.mistake_reasons.get(index, ""), card.mistakes_html[index])
+        for index in found.mistakes
+    )
 
 
 def history(session: Session, user_id: int, catalog: Catalog) -> list[Report]:

@@ -49,6 +49,30 @@ class CheckOut(BaseModel):
     reasons: dict[str, str] = Field(
         description="For each point made, by index: the words of the answer that made it."
     )
+    mistakes: list[int] = Field(
+        default=[],
+        description="Indexes of the card's common mistakes the answer states; a rubric point a "
+        "stated mistake contradicts is not in `points`.",
+    )
+    mistake_reasons: dict[str, str] = Field(
+        default={},
+        description="For each mistake found, by index: the answer's own words that state it.",
+    )
+    mistake_corrections: dict[str, str] = Field(
+        default={},
+        description="For each mistake found, by index: the mistake and what is true instead "
+        "(the card's text).",
+    )
+    withheld: dict[str, str] = Field(
+        default={},
+        description="Points whose words are there but which are not credited, by index, and "
+        "why: a needed formula or figure missing, a different value, a contradicting mistake.",
+    )
+    undecided: list[int] = Field(
+        default=[],
+        description="Points the local grader cannot honestly call either way; the interviewer "
+        "model, when available, is worth asking.",
+    )
     model_available: bool = Field(
         description="Whether an interviewer model is configured (send model: true to ask it)."
     )
@@ -71,6 +95,11 @@ async def check_answer(
     out = CheckOut(
         points=result.points,
         reasons={str(k): v for k, v in result.reasons.items()},
+        mistakes=result.mistakes,
+        mistake_reasons={str(k): v for k, v in result.mistake_reasons.items()},
+        mistake_corrections={str(i): card.card.mistakes[i].text for i in result.mistakes},
+        withheld={str(k): v for k, v in result.withheld.items()},
+        undecided=result.unsure,
         model_available=config is not None,
     )
     if body.model and config is not None:

@@ -26,6 +26,7 @@ function enableCheck(card) {
     </div>
     <p class="check-status" id="check-status-${id}" role="status" aria-live="polite"></p>
     <ul class="check-points" hidden></ul>
+    <ul class="check-mistakes" hidden aria-label="Common mistakes your answer makes"></ul>
     <div class="check-model" hidden></div>`;
   answer.before(box);
   const textarea = box.querySelector("textarea");
@@ -64,6 +65,29 @@ async function post(id, answer, model) {
 }
 
 class CheckError extends Error {}
+
+// The card's common mistakes as the card shows them: what is wrong and what is true instead.
+function mistakeTexts(card) {
+  return Array.from(card.querySelectorAll(":scope > details.card-answer ul.mistakes > li")).map(
+    (li) => li.innerHTML.trim(),
+  );
+}
+
+// "You said …" beside the correction, for each of the card's mistakes the answer states.
+function mistakeItems(result, texts) {
+  return (result.mistakes || []).map((index) => {
+    const li = document.createElement("li");
+    const said = document.createElement("span");
+    said.className = "mistake-said";
+    said.textContent = result.mistake_reasons?.[String(index)] || "You said something the card lists as a common mistake.";
+    const truth = document.createElement("span");
+    truth.className = "mistake-truth";
+    if (texts[index]) truth.innerHTML = texts[index];
+    else truth.textContent = result.mistake_corrections?.[String(index)] || "";
+    li.append(said, truth);
+    return li;
+  });
+}
 
 // The rubric's points as the card shows them, keywords left out.
 function rubricPoints(card) {
@@ -114,15 +138,48 @@ async function check(card, id, text, box) {
       why.textContent = result.reasons[String(index)];
       li.append(" ", why);
     }
+    const withheld = result.withheld?.[String(index)];
+    if (!hit && withheld) {
+      const why = document.createElement("small");
+      why.className = "check-withheld";
+      why.textContent = `Not credited: ${withheld}`;
+      li.append(" ", why);
+    }
     point.item.classList.toggle("is-made", hit);
     point.item.classList.toggle("is-missed", !hit);
     return li;
   }));
   list.hidden = false;
-  status.textContent = `${made.size} of ${points.length} points made, by the local grader (a suggestion: judge for yourself).`;
-  status.className = "check-status";
+  const mistakes = box.querySelector(".check-mistakes");
+  mistakes.replaceChildren(...mistakeItems(result, mistakeTexts(card)));
+  mistakes.hidden = !mistakes.children.length;
+  const undecided = result.undecided || [];
+  let said = `${made.size} of ${points.length} points made, by the local grader (a suggestion: judge for yourself).`;
+  if (mistakes.children.length) {
+    said += ` It states ${mistakes.children.length === 1 ? "a common mistake" : `${mistakes.children.length} common mistakes`}, below.`;
+  }
+  if (undecided.length) {
+    const which = undecided.map((index) => index + 1).join(", ");
+    said += ` It cannot decide on point${undecided.length > 1 ? "s" : ""} ${which}: the words are there, but not clearly enough to call.`;
+  }
+  status.textContent = said;
+  status.className = undecided.length ? "check-status check-undecided" : "check-status";
   modelBox.hidden = true;
-  if (result.model_available) askModel(id, text, points, modelBox);
+  if (result.model_available) offerModel(id, text, points, modelBox, undecided.length > 0);
+}
+
+// The interviewer model is offered, most of all where the local grader cannot decide.
+function offerModel(id, text, points, modelBox, undecided) {
+  const ask = document.createElement("button");
+  ask.type = "button";
+  ask.className = "ask-model";
+  ask.textContent = undecided ? "Ask the interviewer model to decide" : "Ask the interviewer model too";
+  ask.addEventListener("keydown", (event) => {
+    if (event.key === " ") event.stopPropagation();
+  });
+  ask.addEventListener("click", () => askModel(id, text, points, modelBox));
+  modelBox.replaceChildren(ask);
+  modelBox.hidden = false;
 }
 
 // The interviewer model's opinion, shown beside the local one when it comes; never blocks.
@@ -160,6 +217,21 @@ async function askModel(id, text, points, modelBox) {
 
 function enhanceChecks(root = document) {
   root.querySelectorAll("section.card[data-check]").forEach(enableCheck);
+  // The mock's grading step: where the local grader cannot decide, the model is offered.
+  root.querySelectorAll("button[data-ask-model]").forEach((button) => {
+    if (button.dataset.askReady) return;
+    button.dataset.askReady = "1";
+    const modelBox = button.nextElementSibling;
+    const points = Array.from(document.querySelectorAll(".mock-grade .rubric-check")).map((label) => {
+      const copy = label.cloneNode(true);
+      copy.querySelectorAll("input, .suggested, .suggested-reason, .undecided, .check-withheld").forEach((e) => e.remove());
+      return { html: copy.innerHTML.trim() };
+    });
+    button.addEventListener("click", () => {
+      button.hidden = true;
+      askModel(button.dataset.card, button.dataset.answer, points, modelBox);
+    });
+  });
 }
 
 document.addEventListener("DOMContentLoaded", () => enhanceChecks());

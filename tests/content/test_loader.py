@@ -301,3 +301,73 @@ def test_acronyms_and_numbers_with_digits_are_evidence(tmp_path: Path) -> None:
 def test_a_rubric_keyword_belongs_to_one_point(tmp_path: Path) -> None:
     write_topic(tmp_path, card().replace("keywords: [two]", "keywords: [two, One]"))
     assert "keyword 'one' is in points 1 and 2" in error_for(tmp_path).message
+
+
+MISTAKE = """mistakes:
+  - text: Saying it sends (N-1)K.
+    evidence: ["(N-1)K", [whole buffer, every rank]]
+    contradicts: [1]
+  - A plain mistake.
+"""
+
+
+def test_a_mistake_may_carry_evidence_and_the_points_it_contradicts(tmp_path: Path) -> None:
+    write_topic(tmp_path, card().replace("mistakes:\n  - This.\n", MISTAKE))
+    view = load_catalog(tmp_path).card("t-one")
+    assert view is not None
+    first, plain = view.card.mistakes
+    assert first.text == "Saying it sends (N-1)K."
+    assert first.evidence == [["(N-1)K"], ["whole buffer", "every rank"]]
+    assert first.contradicts == [1]
+    assert plain.text == "A plain mistake." and plain.evidence == [] and plain.contradicts == []
+    assert len(view.mistakes_html) == 2
+
+
+def test_a_mistake_contradicts_only_points_of_the_rubric(tmp_path: Path) -> None:
+    path = write_topic(
+        tmp_path, card().replace("mistakes:\n  - This.\n", MISTAKE.replace("[1]", "[1, 3]"))
+    )
+    assert_error(
+        tmp_path,
+        path,
+        line_of(path, "contradicts: [1, 3]"),
+        "mistakes.0.contradicts.1: contradicts point 3,",
+        "but the rubric's points are numbered 0 to 2",
+    )
+
+
+def test_mistake_evidence_is_held_to_the_rubric_keywords_rule(tmp_path: Path) -> None:
+    bad = MISTAKE.replace('"(N-1)K", ', '"(N-1)K", "us", ')
+    path = write_topic(tmp_path, card().replace("mistakes:\n  - This.\n", bad))
+    assert_error(
+        tmp_path, path, line_of(path, "evidence:"), "mistakes.0.evidence.1.0", "'us' is a bare unit"
+    )
+
+
+def test_a_mistake_mapping_needs_its_text(tmp_path: Path) -> None:
+    path = write_topic(
+        tmp_path,
+        card().replace("mistakes:\n  - This.\n", "mistakes:\n  - evidence: [whole buffer]\n"),
+    )
+    assert_error(tmp_path, path, line_of(path, "evidence: [whole buffer]"), "mistakes.0.text")
+
+
+def test_a_point_may_name_what_it_cannot_be_made_without(tmp_path: Path) -> None:
+    write_topic(
+        tmp_path,
+        card().replace(
+            "keywords: [two]", 'keywords: [two]\n    needs: [["2(N-1)/N", "twice"], "0.54 s"]'
+        ),
+    )
+    view = load_catalog(tmp_path).card("t-one")
+    assert view is not None
+    assert view.card.rubric[1].needs == [["2(N-1)/N", "twice"], ["0.54 s"]]
+
+
+def test_a_need_is_held_to_the_rubric_keywords_rule(tmp_path: Path) -> None:
+    path = write_topic(
+        tmp_path, card().replace("keywords: [two]", 'keywords: [two]\n    needs: [["twice", "4"]]')
+    )
+    assert_error(
+        tmp_path, path, line_of(path, "needs:"), "rubric.1.needs.0.1", "'4' is a single character"
+    )

@@ -12,7 +12,15 @@ import pytest
 
 from app.content.catalog import Catalog
 from app.content.loader import load_catalog
-from bench.grader import SETS, grader, keyword_matcher, load_set, score
+from bench.grader import (
+    SETS,
+    grader,
+    independent_scores,
+    keyword_matcher,
+    load_independent,
+    load_set,
+    score,
+)
 
 REAL_CONTENT = Path(__file__).resolve().parents[2] / "content"
 TARGETS = (0.85, 0.5)  # least F1, most points suggested per wrong answer
@@ -54,3 +62,31 @@ def test_f1_and_points_suggested_for_wrong_answers(catalog: Catalog, name: str) 
     # … and it suggests far fewer points for wrong answers than the keyword matcher did.
     old = score([i for i in items if i.kind == "wrong"], catalog, keyword_matcher)
     assert wrong.suggested_per_answer < old.suggested_per_answer / 2
+
+
+# The independent set's held-out part (tests/grading/independent: answers and labels by writers
+# who never saw the grader; nothing was tuned on these cards' answers). Before mistakes became
+# detectors and points their substance: F1 0.876, 1.39 points credited per wrong answer beyond
+# its labels, no mistake found. After: F1 0.887, 1.18 per wrong answer, mistakes found with
+# precision 0.857 and recall 0.486, a false mistake on 3 of 35 strong answers (the issue asks
+# for recall 0.7 and at most 0.5 points per wrong answer: not reached yet). Pinned a little
+# below what is reached, so that a regression fails.
+INDEPENDENT_HELD_OUT = {
+    "least_f1": 0.87,
+    "most_unearned_per_wrong": 1.25,
+    "least_mistake_precision": 0.80,
+    "least_mistake_recall": 0.45,
+    "most_strong_flagged": 0.12,  # share of strong answers with a false mistake (issue: 0.1)
+}
+
+
+def test_the_independent_held_out_part_is_not_worse(catalog: Catalog) -> None:
+    _tuning, held = load_independent()
+    assert len(held) >= 120 and len({i.card for i in held}) >= 40
+    found = independent_scores(held, catalog)
+    pins = INDEPENDENT_HELD_OUT
+    assert found.points.f1 >= pins["least_f1"], found
+    assert found.unearned_per_wrong <= pins["most_unearned_per_wrong"], found
+    assert found.mistake_precision >= pins["least_mistake_precision"], found
+    assert found.mistake_recall >= pins["least_mistake_recall"], found
+    assert found.strong_flagged <= pins["most_strong_flagged"] * found.strong, found

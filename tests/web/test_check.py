@@ -49,3 +49,36 @@ def test_check_asks_for_no_model_unless_one_is_configured(client: TestClient) ->
     )
     assert response.status_code == 200
     assert response.json()["model"] is None
+
+
+def test_check_names_the_mistakes_an_answer_states_in_its_own_words(client: TestClient) -> None:
+    response = client.post(
+        "/api/cards/alpha-ring-bytes/check",
+        json={"answer": "RS then AG.\nEach GPU sends K(N−1) bytes, so it tends to 2K."},
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["mistakes"] == [0]
+    assert body["mistake_reasons"] == {
+        "0": "You said “Each GPU sends K(N−1) bytes, so it tends to 2K”"
+    }
+    assert body["mistake_corrections"]["0"].startswith("Saying K(N−1)")
+    assert "2" not in body["points"] and "contradicted" in body["withheld"]["2"]
+    assert body["points"] == [0, 1]
+    assert set(body) >= {"points", "reasons", "model_available", "model", "undecided"}
+
+
+def test_check_says_when_it_cannot_decide(client: TestClient) -> None:
+    body = client.post(
+        "/api/cards/alpha-ring-bytes/check", json={"answer": "reduce-scatter"}
+    ).json()
+    assert body["points"] == [] and body["undecided"] == [0]
+    assert body["mistakes"] == [] and body["mistake_reasons"] == {}
+
+
+def test_check_of_a_denied_mistake_finds_none(client: TestClient) -> None:
+    body = client.post(
+        "/api/cards/alpha-ring-bytes/check",
+        json={"answer": "it does not send K(N-1); it is not a tree"},
+    ).json()
+    assert body["mistakes"] == []

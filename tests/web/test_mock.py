@@ -285,3 +285,27 @@ def test_report_of_a_running_session_does_not_reveal_questions_not_yet_asked(
             select(MockQuestion.card_id).where(MockQuestion.position == 2)
         ).one()
     assert second not in client.get(f"/mock/{mock['id']}/report").text
+
+
+EVERY_MISTAKE = (
+    "Each GPU sends K(N-1) bytes; it is a tree. Use the reduce-scatter factor, N steps, "
+    "nothing at all; reboot first."
+)
+
+
+def test_grading_step_and_report_show_the_mistakes_the_answer_states(client: TestClient) -> None:
+    mock = new_mock(client, questions=1, followups=False)
+    client.post(f"/api/mock/{mock['id']}/start")
+    client.post(f"/api/mock/{mock['id']}/submit", json=MAIN | {"text": EVERY_MISTAKE})
+    state = client.get(f"/api/mock/{mock['id']}").json()
+    question = state["questions"][0]
+    assert question["suggested_mistakes"], question
+    said = question["suggested_mistake_reasons"][str(question["suggested_mistakes"][0])]
+    assert said.startswith("You said “")
+    page = client.get(f"/mock/{mock['id']}").text
+    assert "Common mistakes in your answer" in page and "You said" in page
+    client.post(f"/api/mock/{mock['id']}/grade", json={"points": [], "rating": 1})
+    report = client.get(f"/api/mock/{mock['id']}/report").json()["questions"][0]
+    assert report["mistakes"] == question["suggested_mistakes"]
+    assert report["mistake_reasons"][str(report["mistakes"][0])].startswith("You said")
+    assert "You said" in client.get(f"/mock/{mock['id']}/report").text

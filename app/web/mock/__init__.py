@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from app import quotas
 from app.errors import DomainError
+from app.grading import interviewer
 from app.mock import audio as voice
 from app.mock import flow
 from app.mock import report as reports
@@ -274,6 +275,11 @@ def session_page(
         "remaining": mocks.remaining_seconds(question, now) if question else 0,
         "suggested": suggested.points if suggested else [],
         "reasons": suggested.reasons if suggested else {},
+        "mistakes": suggested.mistakes if suggested else [],
+        "mistake_reasons": suggested.mistake_reasons if suggested else {},
+        "withheld": suggested.withheld if suggested else {},
+        "undecided": suggested.unsure if suggested else [],
+        "model_available": interviewer.Config.of(request.app.state.settings) is not None,
         "max_answer": mocks.MAX_ANSWER,
         "next_take": voice.next_take(session, question.id, part) if question else 1,
         "audio_max_mb": voice.MAX_BYTES // 2**20,

@@ -99,6 +99,16 @@ class QuestionOut(BaseModel):
         description="While the question waits to be graded: for each suggested point, the "
         "words of the answers that made it."
     )
+    suggested_mistakes: list[int] | None = Field(
+        default=None,
+        description="While the question waits to be graded: the card's common mistakes "
+        "(0-based) the answers state.",
+    )
+    suggested_mistake_reasons: dict[int, str] | None = Field(
+        default=None,
+        description="While the question waits to be graded: for each mistake found, the "
+        "answers' own words that state it.",
+    )
     confirmed_points: list[int] | None
     rating: int | None
 
@@ -110,9 +120,12 @@ class QuestionOut(BaseModel):
         probes, reason = followups.explain(card, q) if card and followup else (None, None)
         phase = mocks.phase(q)
         suggested, reasons = q.suggested_points, None
+        mistakes: list[int] | None = None
+        mistake_reasons: dict[int, str] | None = None
         if card and phase == "grading":
             check = mocks.suggestions(q, card)
             suggested, reasons = check.points, check.reasons
+            mistakes, mistake_reasons = check.mistakes, check.mistake_reasons
         return cls(
             position=q.position,
             card_id=q.card_id if asked else None,
@@ -129,6 +142,8 @@ class QuestionOut(BaseModel):
             followup_deadline=q.followup_deadline and as_utc(q.followup_deadline),
             suggested_points=suggested,
             suggested_reasons=reasons,
+            suggested_mistakes=mistakes,
+            suggested_mistake_reasons=mistake_reasons,
             confirmed_points=q.confirmed_points,
             rating=q.rating,
         )
@@ -214,6 +229,12 @@ class QuestionReportOut(BaseModel):
     points_total: int
     coverage: float | None = Field(description="Points made over points asked, once graded.")
     rating: int | None
+    mistakes: list[int] = Field(
+        default=[], description="The card's common mistakes (0-based) the answers state."
+    )
+    mistake_reasons: dict[str, str] = Field(
+        default={}, description="For each mistake found, by index: the answer's words."
+    )
 
     @classmethod
     def of(cls, q: reports.QuestionReport) -> "QuestionReportOut":
@@ -230,6 +251,8 @@ class QuestionReportOut(BaseModel):
             points_total=q.points_total,
             coverage=q.coverage,
             rating=q.rating,
+            mistakes=[index for index, _said, _html in q.mistakes],
+            mistake_reasons={str(index): said for index, said, _html in q.mistakes},
         )
 
 

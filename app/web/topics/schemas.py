@@ -61,7 +61,7 @@ class CardOut(BaseModel):
             followups=[f.question for f in card.followups],
             followup_probes=[list(f.probes) for f in card.followups],
             followup_answers=[f.answer for f in card.followups],
-            mistakes=list(card.mistakes),
+            mistakes=[m.text for m in card.mistakes],
             sources=list(card.sources),
             tags=list(card.tags),
         )

@@ -1,0 +1,156 @@
+"""A wrong answer is known by what it says: stated mistakes, missing substance, other values."""
+
+from app.content.schema import Mistake, RubricPoint
+from app.grading import points_made
+from app.grading.grader import quote
+
+RING = [
+    RubricPoint(
+        point="Splits the all-reduce into a reduce-scatter followed by an all-gather",
+        keywords=["reduce-scatter", "all-gather"],
+    ),
+    RubricPoint(point="States 2(N−1)K/N per rank", keywords=["2(N-1)K/N", "2(N-1)/N"]),
+    RubricPoint(
+        point="Notes that it tends to 2K and does not grow with N",
+        keywords=["2K", "independent of N", "does not grow with N"],
+    ),
+]
+QUESTION = "How many bytes does each GPU send in a ring all-reduce of K bytes over N GPUs?"
+MISTAKES = [
+    Mistake(
+        text="Saying each GPU sends (N−1)K, every rank sending its whole buffer to every other.",
+        evidence=[["(N-1)K"], ["K(N-1)"], ["whole buffer", "every other rank"]],
+        contradicts=[1, 2],
+    ),
+    Mistake(
+        text="Saying the time is independent of N. Only the bandwidth term is.",
+        evidence=[["time is independent of N"], ["latency", "does not depend on N"]],
+        contradicts=[2],
+    ),
+    Mistake(text="A plain mistake, with no detector."),
+]
+
+
+def grade(answer: str, rubric: list[RubricPoint] = RING) -> object:
+    return points_made(rubric, answer, QUESTION, MISTAKES)
+
+
+def test_a_stated_mistake_is_found_with_the_answers_own_words() -> None:
+    result = points_made(
+        RING, "RS then AG.\nEach GPU sends (N−1)·K bytes in all.", QUESTION, MISTAKES
+    )
+    assert result.mistakes == [0]
+    assert result.mistake_reasons[0] == "You said “Each GPU sends (N−1)·K bytes in all”"
+
+
+def test_a_mistake_made_of_several_elements_needs_them_on_one_line() -> None:
+    said = "every rank sends its whole buffer to every other rank"
+    assert points_made(RING, said, QUESTION, MISTAKES).mistakes == [0]
+    apart = "every rank keeps its whole buffer.\n\nThen it talks to every other rank."
+    assert points_made(RING, apart, QUESTION, MISTAKES).mistakes == []
+
+
+def test_a_denied_mistake_is_not_the_mistake() -> None:
+    for answer in (
+        "the time is NOT independent of N: the latency term grows",
+        "it is wrong to say the time is independent of N",
+        "each GPU does not send (N-1)K",
+        "rather than K(N-1), each GPU sends 2(N-1)K/N",
+    ):
+        assert points_made(RING, answer, QUESTION, MISTAKES).mistakes == [], answer
+    said = "the time is independent of N"
+    assert points_made(RING, said, QUESTION, MISTAKES).mistakes == [1]
+
+
+def test_a_point_a_stated_mistake_contradicts_is_not_credited() -> None:
+    answer = "RS then AG; each sends 2(N-1)K/N, about 2K. Also, the time is independent of N."
+    result = points_made(RING, answer, QUESTION, MISTAKES)
+    assert result.mistakes == [1]
+    assert result.points == [0, 1]
+    assert "contradicted" in result.withheld[2] and "independent of N" in result.withheld[2]
+
+
+def test_a_plain_mistake_is_never_found() -> None:
+    assert (
+        points_made(RING, "A plain mistake, with no detector.", QUESTION, MISTAKES).mistakes == []
+    )
+
+
+def test_a_point_needs_its_substance_not_only_its_words() -> None:
+    needs = [
+        RubricPoint(point="Splits into reduce-scatter and all-gather", keywords=["reduce-scatter"]),
+        RubricPoint(
+            point="Gets about 0.54 s for the all-reduce",
+            keywords=["all-reduce time", "0.54 s", "half a second"],
+            needs=[["0.54 s", "half a second"]],
+        ),
+        RubricPoint(
+            point="Latency grows linearly with N",
+            keywords=["latency term", "linear"],
+            needs=[["grows with N", "linear in N"]],
+        ),
+    ]
+    right = "all-reduce time is 0.54 s; the latency term is linear in N"
+    assert points_made(needs, right).points == [1, 2]
+    words_only = "the all-reduce time and the latency term matter"
+    result = points_made(needs, words_only)
+    assert result.points == []
+    assert result.withheld[1].startswith("needs “0.54 s”")
+
+
+def test_a_different_value_for_the_points_own_figure_is_a_contradiction() -> None:
+    point = [
+        RubricPoint(
+            point="Expects about 360 GB/s of busbw",
+            keywords=["busbw", "360 GB/s", "80% of 450"],
+            needs=[["360 GB/s", "80% of 450"]],
+        ),
+        RubricPoint(point="Uses NVLink", keywords=["NVLink"]),
+        RubricPoint(point="Per direction", keywords=["per direction"]),
+    ]
+    result = points_made(point, "expect a busbw of about 720 GB/s at 80%")
+    assert 0 not in result.points
+    assert result.withheld[0].startswith("gives “720 gb/s”, where the point's figure is")
+    assert points_made(point, "expect a busbw of about 360 GB/s").points == [0]
+
+
+def test_bits_stay_bits() -> None:
+    point = [
+        RubricPoint(point="Converts to 50 GB/s", keywords=["50 GB/s"], needs=[["50 GB/s"]]),
+        RubricPoint(point="Uses NVLink", keywords=["NVLink"]),
+        RubricPoint(point="Per direction", keywords=["per direction"]),
+    ]
+    assert points_made(point, "the NIC is 400 Gb/s").points == [0]
+    assert points_made(point, "the NIC is 400 GB/s").points == []
+
+
+def test_a_claim_about_another_subject_does_not_make_the_point() -> None:
+    rubric = [
+        RubricPoint(
+            point="Distinguishes hardware FLOPs utilisation, which counts recompute",
+            keywords=["counts recompute", "includes recompute"],
+        ),
+        RubricPoint(point="Defines MFU over peak", keywords=["model FLOPs over peak"]),
+        RubricPoint(point="Uses the dense peak", keywords=["dense peak"]),
+    ]
+    assert 0 not in points_made(rubric, "MFU includes recompute, HFU does not").points
+    assert 0 in points_made(rubric, "HFU includes recompute, MFU does not").points
+
+
+def test_a_point_at_the_threshold_is_one_the_grader_cannot_decide() -> None:
+    result = points_made(RING, "reduce-scatter", QUESTION)
+    assert result.points == [] and result.unsure == [0] and result.undecided
+    assert not points_made(RING, "RS then AG, 2(N-1)K/N, about 2K", QUESTION).undecided
+
+
+def test_quote_finds_the_original_words_of_a_statement() -> None:
+    text = "First:  Ring does 2(N−1) steps.\nThen the time is independent of N!"
+    assert quote(text, "then the time is independent of n") == "Then the time is independent of N!"
+
+
+def test_a_count_in_a_mistake_is_next_to_what_it_counts() -> None:
+    three = [Mistake(text="Counting three all-gathers.", evidence=[["three all-gathers"]])]
+    said = "ZeRO-3 does three all-gathers per step"
+    assert points_made(RING, said, QUESTION, three).mistakes == [0]
+    apart = "stage 3 needs one more all-gather, so 3Ψ in total"
+    assert points_made(RING, apart, QUESTION, three).mistakes == []
