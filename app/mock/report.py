@@ -26,6 +26,17 @@ class QuestionReport:
     points_made: list[int]
     points_total: int
     rating: int | None
+    interviewer_points: list[int] | None = None  # what a friend interviewing by link marked
+    interviewer_rating: int | None = None
+
+    @property
+    def followup_chosen_by(self) -> str | None:
+        """Who chose the follow-up asked: "interviewer" (a friend, by link) or "grader"."""
+        if self.followup is None:
+            return None
+        return (
+            "interviewer" if self.followup_reason == followups.CHOSEN_BY_INTERVIEWER else "grader"
+        )
 
     @property
     def followup_reference_html(self) -> str | None:
@@ -92,6 +103,8 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
             points_made=points,
             points_total=len(card.rubric),
             rating=q.rating,
+            interviewer_points=q.interviewer_points,
+            interviewer_rating=q.interviewer_rating,
         )
         rows.append(row)
         if q.rating is None:
