@@ -302,3 +302,19 @@ def test_cross_site_posts_are_refused(client: TestClient, headers: dict[str, str
         f"/api/pair/{token}/points", json=body, headers={"Origin": "http://127.0.0.1:8000"}
     )
     assert same.status_code == 200 and same.json()["current"]["rubric"][0]["marked"] is True
+
+
+def test_the_logs_leave_the_token_out(
+    client: TestClient,  # noqa: F811
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    mock = new_mock(client)
+    token = invite(client, mock["id"])
+    with caplog.at_level("INFO"):
+        client.get(f"/api/pair/{token}")
+        client.post(f"/api/pair/{token}/points", json={"position": 1, "points": []},
+                    headers={"Origin": "https://evil.example"})  # fmt: skip
+    ours = [r for r in caplog.records if r.name.startswith("ringside")]  # not the test client's
+    paths = [getattr(r, "path", "") for r in ours]
+    assert "/api/pair/…" in paths and "/api/pair/…/points" in paths
+    assert not any(token in r.getMessage() or token in str(r.__dict__) for r in ours)
