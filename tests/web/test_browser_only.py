@@ -27,6 +27,7 @@ def concrete(path: str) -> str:
         path = path.replace("{" + name + "}", "1")
     for name in ("card_id", "part", "slug"):
         path = path.replace("{" + name + "}", "main" if name == "part" else "alpha-busbw")
+    path = path.replace("{action}", "start")  # the mock page's forms
     return path.replace("{token}", "not-a-link-token")  # an interview link (app.web.pair)
 
 
