@@ -37,6 +37,7 @@ from app.web import (
     mock,
     observability,
     optimize,
+    pair,
     plan,
     review,
     search,
@@ -163,6 +164,8 @@ def create_app(
     if docs:
         app.include_router(api_docs.router, dependencies=[Depends(resolve_for_members)])
     app.include_router(auth.router, responses=errors.ERROR_RESPONSES)
+    # Not for members: an interview link's token is its credential, and opens only its view.
+    app.include_router(pair.router, responses=errors.ERROR_RESPONSES)
     # In accounts mode every feature, content included, is for signed-in members.
     members = [Depends(resolve_for_members)]
     # Before review's routes: /api/review/sync is not a card id.

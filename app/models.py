@@ -204,6 +204,28 @@ class MockQuestion(Base):
     confirmed_points: Mapped[list[int] | None] = mapped_column(JSON)  # what the user confirmed
     rating: Mapped[int | None] = mapped_column(Integer)
     graded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # What a friend interviewing by link (MockPairing) marked: shown beside the grader's
+    # suggestions when the candidate grades; the candidate's own grade is what counts.
+    interviewer_points: Mapped[list[int] | None] = mapped_column(JSON, default=None)
+    interviewer_rating: Mapped[int | None] = mapped_column(Integer, default=None)
+    interviewer_followup: Mapped[int | None] = mapped_column(Integer, default=None)  # index
+
+
+class MockPairing(Base):
+    """A link that lets a friend interview: it opens one mock session's interviewer view.
+
+    Only a hash of the link's token is stored. One link per session: a new one replaces it.
+    """
+
+    __tablename__ = "mock_pairings"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(
+        ForeignKey("mock_sessions.id", ondelete="CASCADE"), unique=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class MockAudioChunk(Base):

@@ -306,6 +306,10 @@ class MockQuestionDoc(Record):
     confirmed_points: Points | None
     rating: Rating | None
     graded_at: Time | None
+    # What a friend interviewing by link marked (absent in older exports).
+    interviewer_points: Points | None = None
+    interviewer_rating: Rating | None = None
+    interviewer_followup: Annotated[int, Field(ge=0, le=100)] | None = None
     # Spoken answers (absent in older exports).
     recordings: Annotated[list[RecordingDoc], Field(max_length=2 * voice.MAX_TAKES)] = []
 

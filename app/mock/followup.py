@@ -3,7 +3,8 @@
 A card's follow-ups may name the rubric points they probe. The interviewer asks the one that
 probes the first point the main answer did not make (as app.grading reads it); when the answer
 made every point, or missed only points no follow-up probes, the hardest one: the follow-up
-probing the most points, the last of them on a tie.
+probing the most points, the last of them on a tie. A friend interviewing by link may choose
+it instead (`picked`, app.mock.pairing).
 """
 
 from dataclasses import dataclass
@@ -48,6 +49,18 @@ def choose(card: CardView, answer: str) -> Chosen:
     if probes:
         reason += f" with the hardest follow-up (it probes {_points(probes)})"
     return Chosen(index, followups[index].question, probes, reason)
+
+
+CHOSEN_BY_INTERVIEWER = "your interviewer chose it"
+
+
+def picked(card: CardView, index: int | None) -> Chosen | None:
+    """The follow-up an interviewer chose (app.mock.pairing), if it is one of the card's."""
+    followups = card.card.followups
+    if index is None or not 0 <= index < len(followups):
+        return None
+    chosen = followups[index]
+    return Chosen(index, chosen.question, list(chosen.probes), CHOSEN_BY_INTERVIEWER)
 
 
 def explain(card: CardView | None, question: MockQuestion) -> tuple[list[int], str | None]:

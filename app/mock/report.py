@@ -30,6 +30,17 @@ class QuestionReport:
     # The card's common mistakes the answers state: (index, the answer's own words, what is
     # true instead, as the card's HTML).
     mistakes: tuple[tuple[int, str, str], ...] = ()
+    interviewer_points: list[int] | None = None  # what a friend interviewing by link marked
+    interviewer_rating: int | None = None
+
+    @property
+    def followup_chosen_by(self) -> str | None:
+        """Who chose the follow-up asked: "interviewer" (a friend, by link) or "grader"."""
+        if self.followup is None:
+            return None
+        return (
+            "interviewer" if self.followup_reason == followups.CHOSEN_BY_INTERVIEWER else "grader"
+        )
 
     @property
     def followup_reference_html(self) -> str | None:
@@ -97,6 +108,8 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
             points_total=len(card.rubric),
             rating=q.rating,
             mistakes=_mistakes(card, q) if q.submitted_at else (),
+            interviewer_points=q.interviewer_points,
+            interviewer_rating=q.interviewer_rating,
         )
         rows.append(row)
         if q.rating is None:

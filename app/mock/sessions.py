@@ -363,11 +363,13 @@ def submit(question: MockQuestion, now: datetime, card: CardView | None) -> None
 
 
 def _submit_main(question: MockQuestion, when: datetime, card: CardView | None) -> None:
-    """The main answer is in; the interviewer's follow-up, aimed at what it missed, starts at
-    once with its own clock."""
+    """The main answer is in; the interviewer's follow-up (one a friend chose, else the one
+    aimed at what the answer missed) starts at once with its own clock."""
     question.submitted_at = when
     if question.followup and card is not None:
-        chosen = followup.choose(card, question.answer)
+        chosen = followup.picked(card, question.interviewer_followup) or followup.choose(
+            card, question.answer
+        )
         question.followup = chosen.question
         question.followup_probes, question.followup_reason = chosen.probes, chosen.reason
     if question.followup:

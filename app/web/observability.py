@@ -21,6 +21,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings
+from app.web.security import loggable_path
 
 HEADER = "X-Request-ID"
 _HEADER_KEY = b"x-request-id"
@@ -143,7 +144,7 @@ class RequestIdMiddleware:
                     "request",
                     extra={
                         "method": scope["method"],
-                        "path": scope["path"],
+                        "path": loggable_path(scope["path"]),
                         "status": status,
                         "duration_ms": round((time.perf_counter() - start) * 1e3, 3),
                     },

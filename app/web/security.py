@@ -49,6 +49,15 @@ def client_of(scope: Scope) -> str:
     return str(client[0]) if client else "unknown"
 
 
+_LINK_TOKEN = re.compile(r"^(/(?:api/)?pair/)[^/]+")
+
+
+def loggable_path(path: str) -> str:
+    """A request's path for the logs: an interview link's token (app.web.pair), which is its
+    only credential, is left out."""
+    return _LINK_TOKEN.sub(r"\1…", path)
+
+
 def log_event(event: str, scope: Scope, **fields: object) -> None:
     """One JSON line for a security event: what, where from, about whom; never a secret.
 
@@ -56,7 +65,12 @@ def log_event(event: str, scope: Scope, **fields: object) -> None:
     """
     security_log.warning(
         event,
-        extra={"event": event, "client": client_of(scope), "path": scope.get("path"), **fields},
+        extra={
+            "event": event,
+            "client": client_of(scope),
+            "path": loggable_path(str(scope.get("path", ""))),
+            **fields,
+        },
     )
 
 

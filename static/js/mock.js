@@ -347,3 +347,60 @@ function recorder(panel, mockId) {
   });
   return { busy: () => Boolean((media && media.state !== "inactive") || queue.length), finish };
 }
+
+// Interview with a friend: make (or replace) the interviewer's link, show it once with a copy
+// button, and revoke it. Only a hash of the link is kept, so a reload cannot show it again.
+(() => {
+  const panel = document.querySelector(".pair-panel");
+  if (!panel) return;
+  const api = `/api/mock/${panel.dataset.mock}/pair`;
+  const box = panel.querySelector(".pair-link");
+  const url = panel.querySelector(".pair-url");
+  const live = panel.querySelector(".pair-live");
+  const create = panel.querySelector(".pair-create");
+  const revoke = panel.querySelector(".pair-revoke");
+  const status = panel.querySelector(".pair-status");
+  const headers = { Accept: "application/json", "X-CSRF-Token": csrf() };
+
+  async function refused(response) {
+    const body = await response.json().catch(() => ({}));
+    status.textContent = typeof body.detail === "string" ? body.detail : "That did not work; reload and try again.";
+  }
+
+  create.addEventListener("click", async () => {
+    const response = await fetch(api, { method: "POST", headers }).catch(() => null);
+    if (!response) { status.textContent = "Cannot reach the server."; return; }
+    if (response.status !== 201) { await refused(response); return; }
+    const link = await response.json();
+    url.value = new URL(link.invite_url, location.origin).href;
+    box.hidden = false;
+    live.hidden = true;
+    revoke.hidden = false;
+    create.textContent = "Make a new link";
+    const until = new Date(link.expires_at);
+    status.textContent = `Send this link to your interviewer. It works until this session ends or ${until.toLocaleString()}.`;
+    url.select();
+  });
+
+  panel.querySelector(".pair-copy").addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(url.value);
+      status.textContent = "Copied.";
+    } catch {
+      url.select();
+      status.textContent = "Select the link and copy it.";
+    }
+  });
+
+  revoke.addEventListener("click", async () => {
+    const response = await fetch(api, { method: "DELETE", headers }).catch(() => null);
+    if (!response) { status.textContent = "Cannot reach the server."; return; }
+    if (response.status !== 204) { await refused(response); return; }
+    box.hidden = true;
+    live.hidden = true;
+    revoke.hidden = true;
+    url.value = "";
+    create.textContent = "Make a link";
+    status.textContent = "The link is revoked: it opens nothing any more.";
+  });
+})();

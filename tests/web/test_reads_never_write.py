@@ -45,13 +45,20 @@ def lived_in(make_client: ClientFactory) -> tuple[TestClient, FakeClock, int]:
                headers={"content-type": "audio/webm;codecs=opus"})  # fmt: skip
     saved = client.put(f"/api/mock/{mock_id}/answer", json={"part": "main", "text": "typed"})
     assert saved.status_code == 200, saved.text
+    # A friend interviews by link: the interviewer's view is crawled too, and has marks.
+    invite = client.post(f"/api/mock/{mock_id}/pair")
+    assert invite.status_code == 201, invite.text
+    token = invite.json()["invite_url"].removeprefix("/pair/")
+    marked = client.post(f"/api/pair/{token}/points", json={"position": 1, "points": [0]})
+    assert marked.status_code == 200, marked.text
+    client.app.state.pair_token = token  # type: ignore[attr-defined]
     clock.advance(minutes=5)  # the first answer is past its deadline and grace: not yet stored
     return client, clock, mock_id
 
 
-def concrete(path: str, mock_id: int) -> Iterator[str]:
+def concrete(path: str, mock_id: int, token: str) -> Iterator[str]:
     values = {"mock_id": str(mock_id), "position": "1", "part": "main", "take": "1",
-              "card_id": "alpha-busbw", "slug": "alpha"}  # fmt: skip
+              "card_id": "alpha-busbw", "slug": "alpha", "token": token}  # fmt: skip
     for name, value in values.items():
         path = path.replace("{" + name + "}", value)
     if "{name}" in path:
@@ -69,11 +76,13 @@ def test_no_get_route_writes(lived_in: tuple[TestClient, FakeClock, int]) -> Non
         if WRITE.match(statement):
             writes.append(statement.split("\n")[0][:120])
 
+    token = client.app.state.pair_token  # type: ignore[attr-defined]
     gets = sorted(
         {p for r in api_routes(client.app.routes) if "GET" in r.methods  # type: ignore[attr-defined]
-         for p in concrete(r.path, mock_id)}
+         for p in concrete(r.path, mock_id, token)}
     )  # fmt: skip
     assert f"/mock/{mock_id}" in gets and "/api/plan" in gets and len(gets) > 40
+    assert f"/pair/{token}" in gets and f"/api/pair/{token}" in gets
     client.get("/healthz")  # start-up work (the local profile, housekeeping) is done by now
     event.listen(engine, "before_cursor_execute", watch)
     try:
@@ -81,6 +90,8 @@ def test_no_get_route_writes(lived_in: tuple[TestClient, FakeClock, int]) -> Non
             for accept in ("text/html", "application/json"):
                 response = client.get(path, headers={"Accept": accept}, follow_redirects=False)
                 assert response.status_code < 500, (path, response.status_code)
+                if "pair" in path:  # the link still opens its view (an overdue answer in it)
+                    assert response.status_code == 200, (path, response.text)
                 assert writes == [], (path, accept, writes)
     finally:
         event.remove(engine, "before_cursor_execute", watch)

@@ -12,14 +12,16 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
 from app import quotas
+from app.auth.tokens import digest, new_secret
 from app.errors import DomainError
 from app.grading import interviewer
 from app.mock import audio as voice
-from app.mock import flow
+from app.mock import flow, pairing
 from app.mock import report as reports
 from app.mock import sessions as mocks
 from app.models import MockSession
-from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING
+from app.srs.days import as_utc
+from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING, RATING_NAMES
 from app.web.deps import (
     CatalogDep,
     DatabaseDep,
@@ -30,6 +32,7 @@ from app.web.deps import (
     TemplatesDep,
     UserDep,
 )
+from app.web.identity import policy
 from app.web.mock import audio
 from app.web.mock.deps import NOT_FOUND, MockId, OwnMockDep, writing
 from app.web.mock.schemas import (
@@ -38,6 +41,7 @@ from app.web.mock.schemas import (
     HistoryOut,
     MockIn,
     MockOut,
+    PairLinkOut,
     ReportOut,
     SavedOut,
     StartIn,
@@ -138,6 +142,29 @@ def delete_api(mock_id: MockId, database: DatabaseDep, user_id: UserDep) -> Resp
     """Delete a session with its answers and their recordings; its reviews stay in the log."""
     with writing(database, user_id, mock_id) as (session, mock):
         voice.delete_session(session, mock)
+    return Response(status_code=204)
+
+
+@router.post("/api/mock/{mock_id}/pair", status_code=201, tags=["mock"], responses=NOT_FOUND)
+def pair_api(
+    mock_id: MockId, request: Request, database: DatabaseDep, user_id: UserDep, now: NowDep
+) -> PairLinkOut:
+    """Open a link for a friend to interview you: it shows them the current question with its
+    model answer, rubric and follow-ups, and lets them mark points, choose the follow-up and
+    propose a rating. It works until the session ends, for 24 hours at most, or until
+    revoked; a new link replaces the old. 409 once the session has ended."""
+    secret = new_secret()
+    with writing(database, user_id, mock_id) as (session, mock):
+        link = pairing.open_link(session, mock, digest(secret, policy(request).key), now)
+        expires_at = as_utc(link.expires_at)
+    return PairLinkOut(invite_url=f"/pair/{secret}", expires_at=expires_at)
+
+
+@router.delete("/api/mock/{mock_id}/pair", status_code=204, tags=["mock"], responses=NOT_FOUND)
+def unpair_api(mock_id: MockId, database: DatabaseDep, user_id: UserDep) -> Response:
+    """Revoke the session's interviewer link, if it has one: it opens nothing any more."""
+    with writing(database, user_id, mock_id) as (session, mock):
+        pairing.revoke(session, mock)
     return Response(status_code=204)
 
 
@@ -287,6 +314,11 @@ def session_page(
         if question
         else {},
         "followup_minutes": mocks.followup_minutes(mock.minutes_per_question),
+        "pair_link": pairing.live_link(session, mock, now),
+        # What a friend interviewing by link marked, beside the grader's suggestions.
+        "interviewer_points": question.interviewer_points if grading and question else None,
+        "interviewer_rating": question.interviewer_rating if grading and question else None,
+        "rating_names": RATING_NAMES,
         "error": PAGE_ERRORS.get(error or ""),  # a code: a link cannot put words on the page
     }
     return templates.TemplateResponse(request, "mock/session.html", context)

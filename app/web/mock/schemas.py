@@ -70,6 +70,29 @@ class GradeIn(BaseModel):
     )  # fmt: skip
 
 
+class PairLinkOut(BaseModel):
+    invite_url: str = Field(description="The interviewer's page: /pair/<token>. Shown once.")
+    expires_at: OffsetTime = Field(
+        description="24 hours from now; the link ends sooner if the session does."
+    )
+
+
+class InterviewerOut(BaseModel):
+    """What a friend interviewing by link marked (app.mock.pairing): advice beside the
+    grader's suggestions; the candidate's own grade is what counts."""
+
+    points: list[int] | None = Field(description="The rubric points (0-based) they heard made.")
+    rating: int | None = Field(description="The rating they propose: " + RATING_HELP)
+    followup: int | None = Field(description="The follow-up (0-based) they chose to ask.")
+
+    @classmethod
+    def of(cls, q: MockQuestion) -> "InterviewerOut | None":
+        marks = (q.interviewer_points, q.interviewer_rating, q.interviewer_followup)
+        if all(mark is None for mark in marks):
+            return None
+        return cls(points=marks[0], rating=marks[1], followup=marks[2])
+
+
 class QuestionOut(BaseModel):
     """One question; one not yet started shows nothing of itself, so it stays a surprise."""
 
@@ -111,6 +134,11 @@ class QuestionOut(BaseModel):
     )
     confirmed_points: list[int] | None
     rating: int | None
+    interviewer: InterviewerOut | None = Field(
+        default=None,
+        description="Once the question waits to be graded: what your interviewer marked, if "
+        "a friend interviewed you by link. Hidden before, as the rubric is.",
+    )
 
     @classmethod
     def of(cls, q: MockQuestion, catalog: Catalog) -> "QuestionOut":
@@ -146,6 +174,7 @@ class QuestionOut(BaseModel):
             suggested_mistake_reasons=mistake_reasons,
             confirmed_points=q.confirmed_points,
             rating=q.rating,
+            interviewer=InterviewerOut.of(q) if phase in ("grading", "done") else None,
         )
 
 
@@ -235,6 +264,13 @@ class QuestionReportOut(BaseModel):
     mistake_reasons: dict[str, str] = Field(
         default={}, description="For each mistake found, by index: the answer's words."
     )
+    interviewer_points: list[int] | None = Field(
+        description="The rubric points a friend interviewing by link marked made, if any."
+    )
+    interviewer_rating: int | None = Field(description="The rating that friend proposed.")
+    followup_chosen_by: Literal["interviewer", "grader"] | None = Field(
+        description="Who chose the follow-up asked: your interviewer, or the local grader."
+    )
 
     @classmethod
     def of(cls, q: reports.QuestionReport) -> "QuestionReportOut":
@@ -253,6 +289,9 @@ class QuestionReportOut(BaseModel):
             rating=q.rating,
             mistakes=[index for index, _said, _html in q.mistakes],
             mistake_reasons={str(index): said for index, said, _html in q.mistakes},
+            interviewer_points=q.interviewer_points,
+            interviewer_rating=q.interviewer_rating,
+            followup_chosen_by=q.followup_chosen_by,  # type: ignore[arg-type]
         )
 
 
