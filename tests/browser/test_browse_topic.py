@@ -15,7 +15,7 @@ CARD = "#card-alpha-ring-bytes"
 
 def test_grade_an_embedded_card_with_the_keyboard(page: Any, live_server: str) -> None:
     page.goto(f"{live_server}/topics/alpha")
-    keyboard_reaches(page, [f"{CARD} .card-answer summary"])
+    keyboard_reaches(page, [f"{CARD} .card-answer > summary"])
     page.keyboard.press("Enter")
     assert page.locator(f"{CARD} .card-answer").get_attribute("open") is not None
     assert page.locator(f"{CARD} .rubric").is_visible()

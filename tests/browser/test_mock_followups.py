@@ -45,7 +45,7 @@ def test_the_follow_up_is_aimed_and_explained(page: Any, live_server: str) -> No
     page.locator(".mock-grade .grade-3").click()
 
     page.wait_for_url(f"{mock_url}/report")
-    page.locator("details.card summary").click()
+    page.locator("details.card > summary").click()
     why = page.locator("details.card .followup-why")
     assert why.inner_text() == "Asked because it probes point 2, which your answer did not make."
     audit(page, "mock-report-followup")

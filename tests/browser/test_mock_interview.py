@@ -91,7 +91,7 @@ def test_a_short_mock_interview_from_start_to_report(page: Any, live_server: str
     assert any(re.fullmatch(r"1 / 1\s+questions graded", t.strip()) for t in tiles), tiles
     assert page.locator("tbody tr td").nth(4).inner_text() == "Good"
     audit(page, "mock-report")
-    keyboard_reaches(page, ["tbody a[href^='/cards/']", "details.card summary"])
+    keyboard_reaches(page, ["tbody a[href^='/cards/']", "details.card > summary"])
     page.keyboard.press("Enter")
     assert page.locator("details.card .user-text").first.inner_text() == ANSWER
 

@@ -88,7 +88,7 @@ def test_an_answer_spoken_out_loud_is_played_back_in_the_report(
     page.click(".mock-grade .grade-3")
 
     page.wait_for_url(f"{mock_url}/report")
-    page.click("details.card summary")
+    page.click("details.card > summary")
     player = page.locator("details.card .voice-take audio")
     assert player.get_attribute("src") == f"{api.removeprefix(live_server)}/audio/1/main/1"
     assert page.locator("details.card .user-text").inner_text() == (

@@ -100,7 +100,7 @@ def grade_current(page: Any, key: str) -> str:
     session = page.locator("#review-session")
     card = str(session.get_attribute("data-card"))
     assert card, "no card to grade"
-    page.locator("#review-session .card-answer summary").click()
+    page.locator("#review-session .card-answer > summary").click()
     page.keyboard.press(key)
     page.wait_for_function(
         "card => document.querySelector('#review-session')?.dataset.card !== card", arg=card
@@ -190,7 +190,7 @@ def test_the_network_drops_during_the_sync(browser: Any, server: str, database: 
         graded = [grade_current(page, key) for key in ("3", "3", "4")]
         given = waiting(page)
         assert [g["card_id"] for g in given] == graded
-        page.locator("#review-session .card-answer summary").click()
+        page.locator("#review-session .card-answer > summary").click()
         page.locator("#review-session .grade-bar").wait_for(state="visible")
         screenshot(page, "review-offline-phone-dark")
 

@@ -20,7 +20,7 @@ PAGES = [
     (
         "topic",
         "/topics/alpha",
-        ["#card-alpha-ring-bytes .card-answer summary", "#answer-alpha-busbw", ".pager-next"],
+        ["#card-alpha-ring-bytes .card-answer > summary", "#answer-alpha-busbw", ".pager-next"],
     ),
     (
         "topic-procedures",
@@ -31,8 +31,8 @@ PAGES = [
             ".order-check",
         ],
     ),
-    ("card", "/cards/alpha-ring-bytes", [".card-answer summary"]),
-    ("review", "/review", [".topic-filter summary", ".card-answer summary"]),
+    ("card", "/cards/alpha-ring-bytes", [".card-answer > summary"]),
+    ("review", "/review", [".topic-filter summary", ".card-answer > summary"]),
     ("stats", "/stats", [".mastery-list a[href='/topics/alpha']"]),
     ("settings", "/settings", ["#desired_retention", "#timezone", ".settings-form button"]),
     (
@@ -57,7 +57,7 @@ def test_page_is_accessible_and_reachable_by_keyboard(
 
 def test_review_answer_opens_and_grades_are_reachable(page: Any, module_server: str) -> None:
     page.goto(f"{module_server}/review")
-    keyboard_reaches(page, [".card-answer summary"])
+    keyboard_reaches(page, [".card-answer > summary"])
     page.keyboard.press("Enter")
     assert page.locator("#review-session .card-answer").get_attribute("open") is not None
     # The grade buttons stay out of the way until the answer shows, then Tab reaches them.
