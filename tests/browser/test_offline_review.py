@@ -302,7 +302,9 @@ def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, databa
         with serving(make_app(database, "1.1.0"), port) as url:
             page.goto(f"{url}/review")
             page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
-            # The new worker takes over and deletes both caches of the old version.
+            # The new worker installs (it fetches every static file: seconds on a busy machine),
+            # then takes over and deletes both caches of the old version.
+            until(page, SETTLED, 60)
             (shell,) = caches_become(page, ["ringside-shell-1.1.0"])
             kept = f"caches.open('{shell}').then((c) => c.keys())"
             paths = {
@@ -332,6 +334,13 @@ def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, databa
             page.goto(f"{url}/stats")
             assert page.locator("h1").inner_text() == "You are offline"
             screenshot(page, "offline-page")
+
+
+# The registration has an active worker and none installing or waiting.
+SETTLED = (
+    "navigator.serviceWorker.getRegistration()"
+    ".then((r) => Boolean(r?.active && !r.installing && !r.waiting))"
+)
 
 
 def until(page: Any, expression: str, timeout_s: float = 15) -> None:
@@ -395,7 +404,7 @@ def test_the_mock_page_says_it_is_offline_and_keeps_every_word(browser: Any, ser
         # Polled from here, not with wait_for_function: the mock page's CSP refuses the eval
         # that a page-side predicate needs. First the worker's install (it fetches every
         # static file, which takes seconds on a busy machine), then this page's claim.
-        until(page, "navigator.serviceWorker.getRegistration().then((r) => Boolean(r?.active))", 60)
+        until(page, SETTLED, 60)
         until(page, "navigator.serviceWorker.controller !== null")
         banner = page.locator(".connection-status")
         assert banner.is_hidden()
