@@ -343,11 +343,19 @@ SETTLED = (
 )
 
 
+# The registration's workers and their states, for a failure message.
+WORKERS = """navigator.serviceWorker.getRegistration().then((r) => r && {
+  installing: r.installing?.state, waiting: r.waiting?.state, active: r.active?.state,
+  controlled: navigator.serviceWorker.controller !== null })"""
+
+
 def until(page: Any, expression: str, timeout_s: float = 15) -> None:
     """Wait until `expression` is true in the page, evaluated from the test."""
     deadline = time.monotonic() + timeout_s
     while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"never true: {expression}"
+        if time.monotonic() > deadline:
+            workers, caches = page.evaluate(f"Promise.all([{WORKERS}, caches.keys()])")
+            raise AssertionError(f"never true: {expression}; workers {workers}, caches {caches}")
         time.sleep(0.05)
 
 

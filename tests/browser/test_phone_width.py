@@ -4,20 +4,14 @@ pages, at 390 × 844. Long code and paths wrap, tables and formulas scroll in th
 each figure scales through its viewBox to fit, with labels still large enough to read."""
 
 import re
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from app.config import Settings
 from app.labs.catalog import LABS
-from app.main import create_app
 from tests.browser.conftest import ARTIFACTS, watched_page
 from tests.conftest import REAL_CONTENT
-from tests.servers import serving
 
 pytestmark = pytest.mark.browser
 
@@ -62,16 +56,6 @@ FIGURES = """() => Array.from(document.querySelectorAll("svg.figure-svg"), (svg)
     smallest: Math.min(...sizes) * scale,
   };
 })"""
-
-
-@pytest.fixture(scope="module")
-def real_server() -> Iterator[str]:
-    with tempfile.TemporaryDirectory() as folder:
-        settings = Settings(
-            database_url=f"sqlite:///{Path(folder) / 'w.db'}", content_dir=REAL_CONTENT
-        )
-        with serving(create_app(settings)) as url:
-            yield url
 
 
 def topic_slugs() -> list[str]:
