@@ -44,12 +44,25 @@ function csrf() {
     session()?.classList.toggle("is-revealed", revealed());
   }
 
-  function reveal() {
+  // The answer is read from its first line (or from the verdict on a checked answer, just
+  // above it): scroll there unless all of it is already on screen. The grade buttons stay in
+  // reach without scrolling to them: on a phone the bar sits at the bottom of the screen, on
+  // a desktop the keys grade.
+  function bringIntoView(box, start) {
+    const bar = session()?.querySelector(".grade-bar");
+    const sticky = bar && getComputedStyle(bar).position === "sticky" ? bar.offsetHeight : 0;
+    const top = start.getBoundingClientRect().top;
+    const fits = top >= 0 && box.getBoundingClientRect().bottom <= window.innerHeight - sticky;
+    if (!fits && (top < 0 || top > window.innerHeight / 3)) start.scrollIntoView({ block: "start" });
+  }
+
+  function reveal(start = null) {
     const box = answerBox();
     if (box && !box.open) {
       box.open = true;
       markRevealed();
-      session().querySelector(".grade-3")?.focus();
+      session().querySelector(".grade-3")?.focus({ preventScroll: true });
+      bringIntoView(box, start || box);
     }
   }
 
@@ -58,7 +71,9 @@ function csrf() {
     document.dispatchEvent(new Event("ringside:content"));
     markRevealed();
     const first = session().querySelector(".drill-form input[name=answer]");
-    (first || session()).focus?.();
+    (first || session()).focus?.({ preventScroll: true });
+    // The next card from its start, wherever the last one was left.
+    if (session().getBoundingClientRect().top < 0) session().scrollIntoView({ block: "start" });
   }
 
   async function load(extra = "") {
@@ -398,11 +413,11 @@ function csrf() {
   // A checked numeric answer or order suggests a grade: show the answer and focus that button.
   document.addEventListener("ringside:suggest", (event) => {
     if (!session()?.contains(event.target)) return;
-    reveal();
+    reveal(event.target.closest(".card")?.querySelector(".drill-result"));
     const button = session().querySelector(`.grade-${event.detail.rating}`);
     session().querySelectorAll(".grade").forEach((b) => b.classList.remove("is-suggested"));
     button?.classList.add("is-suggested");
-    button?.focus();
+    button?.focus({ preventScroll: true });
   });
 
   window.addEventListener("online", () => { showStatus(); syncSoon(); });

@@ -7,5 +7,12 @@ if ("serviceWorker" in navigator && window.isSecureContext) {
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {
       // No service worker (a private window, say): every page still works online.
     });
+    // The worker claims every open page when it activates, but a page whose request was
+    // still in flight at that moment is skipped (it could not yet run script) and would stay
+    // without a worker, and so without its offline copy, until its next navigation. Such a
+    // page asks the active worker to claim it.
+    navigator.serviceWorker.ready.then((registration) => {
+      if (!navigator.serviceWorker.controller) registration.active?.postMessage("claim");
+    });
   });
 }

@@ -46,6 +46,11 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
+// A page that loaded while this worker was activating asks to be claimed (sw-register.js).
+self.addEventListener("message", (event) => {
+  if (event.data === "claim") event.waitUntil(self.clients.claim());
+});
+
 async function staticAsset(request) {
   const cached = await caches.match(request, { ignoreSearch: true, cacheName: SHELL });
   if (cached) return cached;

@@ -15,7 +15,7 @@ import pytest
 
 from app.config import Settings
 from app.main import create_app
-from tests.conftest import FIXTURE_CONTENT
+from tests.conftest import FIXTURE_CONTENT, REAL_CONTENT
 from tests.servers import serving
 
 CHROMIUM = os.environ.get("RINGSIDE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -25,9 +25,8 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 @contextmanager
 def serve(database: Path, **overrides: Any) -> Iterator[str]:
     """Run the app on the fixture content and the given database file; yield its base URL."""
-    settings = Settings(
-        database_url=f"sqlite:///{database}", content_dir=FIXTURE_CONTENT, **overrides
-    )
+    options = {"database_url": f"sqlite:///{database}", "content_dir": FIXTURE_CONTENT}
+    settings = Settings(**{**options, **overrides})
     with serving(create_app(settings)) as url:
         yield url
 
@@ -43,6 +42,14 @@ def live_server(tmp_path: Path) -> Iterator[str]:
 def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One real server for a whole module, for pages whose tests only read."""
     with serve(tmp_path_factory.mktemp("browser") / "b.db") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One real server for a whole module on the real content (every topic and card)."""
+    folder = tmp_path_factory.mktemp("real")
+    with serve(folder / "r.db", content_dir=REAL_CONTENT) as url:
         yield url
 
 

@@ -3,8 +3,10 @@ come back online and find exactly those grades on the server with the times they
 the network dropping during the sync; 100 grades over a phone-class connection; an upgrade of
 the service worker that leaves no old cache behind."""
 
+import asyncio
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
 
 from app.config import Settings
 from app.main import create_app
@@ -300,7 +302,9 @@ def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, databa
         with serving(make_app(database, "1.1.0"), port) as url:
             page.goto(f"{url}/review")
             page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
-            # The new worker takes over and deletes both caches of the old version.
+            # The new worker installs (it fetches every static file: seconds on a busy machine),
+            # then takes over and deletes both caches of the old version.
+            until(page, SETTLED, 60)
             (shell,) = caches_become(page, ["ringside-shell-1.1.0"])
             kept = f"caches.open('{shell}').then((c) => c.keys())"
             paths = {
@@ -332,12 +336,65 @@ def test_an_upgrade_leaves_no_old_cache_and_no_grade_behind(browser: Any, databa
             screenshot(page, "offline-page")
 
 
+# The registration has an active worker and none installing or waiting.
+SETTLED = (
+    "navigator.serviceWorker.getRegistration()"
+    ".then((r) => Boolean(r?.active && !r.installing && !r.waiting))"
+)
+
+
+# The registration's workers and their states, for a failure message.
+WORKERS = """navigator.serviceWorker.getRegistration().then((r) => r && {
+  installing: r.installing?.state, waiting: r.waiting?.state, active: r.active?.state,
+  controlled: navigator.serviceWorker.controller !== null })"""
+
+
 def until(page: Any, expression: str, timeout_s: float = 15) -> None:
     """Wait until `expression` is true in the page, evaluated from the test."""
     deadline = time.monotonic() + timeout_s
     while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"never true: {expression}"
+        if time.monotonic() > deadline:
+            workers, caches = page.evaluate(f"Promise.all([{WORKERS}, caches.keys()])")
+            raise AssertionError(f"never true: {expression}; workers {workers}, caches {caches}")
         time.sleep(0.05)
+
+
+def test_a_page_loaded_while_the_worker_activates_is_claimed(browser: Any, database: Path) -> None:
+    """clients.claim() on activation skips a page whose response has not arrived yet; that
+    page asks the worker to claim it, rather than staying without one (and without its
+    offline copy) until its next navigation. Found as a mock page that was never controlled."""
+    application = make_app(database)
+    install = threading.Event()  # let the worker finish installing
+    arrived = threading.Event()  # the page's request reached the server
+    answer = threading.Event()  # let the server answer it
+
+    async def until_set(event: threading.Event) -> None:
+        while not event.is_set():
+            await asyncio.sleep(0.02)
+
+    @application.middleware("http")
+    async def hold(request: Request, call_next: Any) -> Response:
+        if request.url.path == "/offline":  # the last page the worker fetches as it installs
+            await until_set(install)
+        elif request.url.path == "/glossary":
+            arrived.set()
+            await until_set(answer)
+        response: Response = await call_next(request)
+        return response
+
+    with serving(application) as url, phone(browser) as (context, page):
+        page.goto(f"{url}/")
+        until(page, "navigator.serviceWorker.getRegistration().then((r) => Boolean(r?.installing))")
+        page.evaluate("location.href = '/glossary'")
+        assert arrived.wait(15), "the page's request never reached the server"
+        install.set()  # the worker activates and claims the pages open now: not this one
+        other = context.new_page()
+        other.goto(f"{url}/offline")
+        activated = "navigator.serviceWorker.getRegistration().then((r) => r?.active?.state)"
+        until(other, f"{activated}.then((state) => state === 'activated')")
+        answer.set()
+        page.wait_for_url(f"{url}/glossary")
+        until(page, "navigator.serviceWorker.controller !== null", 10)
 
 
 def test_the_mock_page_says_it_is_offline_and_keeps_every_word(browser: Any, server: str) -> None:
@@ -353,7 +410,9 @@ def test_the_mock_page_says_it_is_offline_and_keeps_every_word(browser: Any, ser
         box = page.locator("textarea#answer")
         box.wait_for()
         # Polled from here, not with wait_for_function: the mock page's CSP refuses the eval
-        # that a page-side predicate needs.
+        # that a page-side predicate needs. First the worker's install (it fetches every
+        # static file, which takes seconds on a busy machine), then this page's claim.
+        until(page, SETTLED, 60)
         until(page, "navigator.serviceWorker.controller !== null")
         banner = page.locator(".connection-status")
         assert banner.is_hidden()

@@ -74,6 +74,11 @@ def manifest() -> JSONResponse:
     return JSONResponse(body, media_type="application/manifest+json")
 
 
+# Not kept for offline use: the API reference's Swagger UI (1.7 MB, two thirds of the rest),
+# which a phone would otherwise download with every install and upgrade of the worker.
+ONLINE_ONLY = ("vendor", "swagger-ui")
+
+
 @functools.cache
 def static_assets(root: Path = STATIC) -> tuple[list[str], str]:
     """Every style, script, font and icon the pages use, which the service worker keeps, and
@@ -82,7 +87,10 @@ def static_assets(root: Path = STATIC) -> tuple[list[str], str]:
     files = sorted(
         path
         for path in root.rglob("*")
-        if path.is_file() and path.suffix not in {"", ".map", ".md"} and path.name != "sw.js"
+        if path.is_file()
+        and path.suffix not in {"", ".map", ".md"}
+        and path.name != "sw.js"
+        and path.relative_to(root).parts[:2] != ONLINE_ONLY
     )
     digest = hashlib.sha256()
     for path in files:
