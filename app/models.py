@@ -96,6 +96,10 @@ class ReviewSettings(Base):
     )
 
 
+#: The minutes a day a plan may ask for; the plan's form, its API and an import check them.
+PLAN_MINUTES = (10, 600)
+
+
 class StudyPlan(Base):
     """The day of a user's interview loop, and what they study towards it (app.plan)."""
 

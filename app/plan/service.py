@@ -19,14 +19,14 @@ from sqlalchemy.orm import Session
 from app.content.catalog import Catalog
 from app.db import connection_of
 from app.errors import FieldError
-from app.models import CardState, StudyPlan
+from app.models import PLAN_MINUTES, CardState, StudyPlan
 from app.plan.planner import CardMemory, Pace, Plan, PlanInputs, make_plan
 from app.srs import scheduling
 from app.srs import settings as srs_settings
 from app.srs.days import as_utc, day_start, study_day
 from app.srs.queue import Planned
 
-MINUTES = (10, 600)
+MINUTES = PLAN_MINUTES
 HORIZON_DAYS = 365
 DEFAULT_PACE = Pace(seconds_per_review=30.0, seconds_per_new=90.0, measured=False)
 # Enough of the person's own reviews for their median to say more than the default.
