@@ -17,6 +17,7 @@ from app.clock import as_utc
 from app.config import Settings
 from app.errors import DomainError
 from app.models import ImportRecord, MockAudioChunk, MockQuestion, MockSession
+from app.wording import plural
 
 DAY = timedelta(hours=24)
 
@@ -116,7 +117,7 @@ def claim_import(session: Session, user_id: int, now: datetime, quotas: Quotas) 
     done = _imports_since(session, user_id, now)
     if len(done) >= quotas.imports_per_day:
         raise QuotaExceeded(
-            f"You can import at most {quotas.imports_per_day} files in 24 hours on this "
+            f"You can import at most {plural(quotas.imports_per_day, 'file')} in 24 hours on this "
             "server; try again later.",
             429,
             _retry_after(done, quotas.imports_per_day, now),

@@ -24,6 +24,7 @@ from datetime import date, datetime, timedelta
 from fsrs import Card, Rating, Scheduler, State
 
 from app.mock.sessions import PRESETS, followup_minutes
+from app.wording import plural
 
 LOOP_DAY_TARGET = 0.95  # recall aimed for on the day: above the everyday 0.90, for a margin
 REVIEW_AHEAD_DAYS = 3  # the last days, in which cards not due again before the loop come early
@@ -179,10 +180,12 @@ def make_plan(inputs: PlanInputs) -> Plan:
     trajectory.append(ReadinessPoint(inputs.loop_date, readiness.if_followed, readiness.if_stopped))
     dropped = tuple(c for c in inputs.cards if c.card_id in set(unseen))
     if dropped:
+        cards = plural(len(dropped), "unseen card")
+        verb = "does" if len(dropped) == 1 else "do"
         notes.append(
-            f"{len(dropped)} unseen cards do not fit in {inputs.daily_minutes} minutes a day "
-            "before the loop: they are left out, last in reading order first. More minutes "
-            "a day, or fewer topics, bring them back."
+            f"{cards} {verb} not fit in {inputs.daily_minutes} minutes a day before the loop: "
+            f"{'it is' if len(dropped) == 1 else 'they are'} left out, last in reading order "
+            "first. More minutes a day, or fewer topics, bring them back."
         )
     return Plan(
         days=tuple(days),
