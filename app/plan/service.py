@@ -20,7 +20,8 @@ from app.content.catalog import Catalog
 from app.db import connection_of
 from app.errors import FieldError
 from app.models import PLAN_MINUTES, CardState, StudyPlan
-from app.plan.planner import CardMemory, Pace, Plan, PlanInputs, make_plan
+from app.plan.planner import Pace, Plan, PlanInputs, make_plan
+from app.plan.readiness import CardMemory
 from app.srs import scheduling
 from app.srs import settings as srs_settings
 from app.srs.days import as_utc, day_start, study_day

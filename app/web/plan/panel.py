@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from app.charts import svg
 from app.plan import service
-from app.plan.planner import ReadinessPoint
+from app.plan.readiness import ReadinessPoint
 from app.plan.service import PlanCache
 from app.srs import settings as srs_settings
 from app.srs.days import study_day
