@@ -110,6 +110,7 @@ class ExtraNewCards(Base):
 
 #: The minutes a day a plan may ask for; the plan's form, its API and an import check them.
 PLAN_MINUTES = (10, 600)
+PLAN_HORIZON_DAYS = 365  # how far ahead a loop date may be set
 
 
 class StudyPlan(Base):

@@ -31,7 +31,7 @@ from app.drills.engine import MAX_SEED
 from app.errors import DomainError
 from app.mock import audio as voice
 from app.mock.sessions import MAX_ANSWER
-from app.models import PLAN_MINUTES
+from app.models import PLAN_HORIZON_DAYS, PLAN_MINUTES
 from app.srs import optimizer, scheduling
 from app.srs import settings as srs_settings
 from app.srs.review import SOURCES
@@ -202,6 +202,12 @@ class StudyPlanDoc(Record):
     @model_validator(mode="after")
     def _sane_date(self) -> "StudyPlanDoc":
         _sane(datetime.combine(self.loop_date, datetime.min.time(), UTC))
+        # As the plan's form allows: after the day it was set, and within the year after it.
+        set_on = self.updated_at.date()
+        if not set_on < self.loop_date <= set_on + timedelta(days=PLAN_HORIZON_DAYS + 1):
+            raise ValueError(
+                f"loop_date must fall within {PLAN_HORIZON_DAYS} days after updated_at"
+            )
         return self
 
 

@@ -285,6 +285,8 @@ def test_an_export_from_before_plans_were_exported_still_imports(
         ({"loop_date": "soon", "daily_minutes": 45}, "valid date"),
         ({"loop_date": 20260430, "daily_minutes": 45}, "ISO 8601 date"),
         ({"loop_date": "9999-01-01", "daily_minutes": 45}, "must be between"),
+        ({"loop_date": "2030-01-01", "daily_minutes": 45}, "within 365 days after updated_at"),
+        ({"loop_date": "2026-03-01", "daily_minutes": 45}, "within 365 days after updated_at"),
     ],
 )
 def test_a_bad_plan_in_a_file_is_refused(
