@@ -22,8 +22,9 @@ is FSRS's retrievability, with the person's parameters, on the loop day: as thin
 import math
 from collections.abc import Callable, Sequence
 from copy import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from functools import cache
 
 from fsrs import Card, Scheduler, State
 
@@ -106,6 +107,8 @@ def make_plan(inputs: PlanInputs) -> Plan:
     count = (inputs.loop_date - inputs.today).days
     if count < 1:
         raise ValueError("the loop date must be after today")
+    # The days are walked several times: when each begins is worked out once.
+    inputs = replace(inputs, day_start=cache(inputs.day_start))
     order = study_order(inputs.cards)
     mocks, notes = _mocks(count, inputs.daily_minutes)
     # New cards stop a few days before the loop so each is reviewed at least once more; what
@@ -217,6 +220,10 @@ def _walk(
     budgets = [inputs.daily_minutes * 60.0 - mock_minutes(mocks[i]) * 60 if i in mocks
                else inputs.daily_minutes * 60.0 for i in range(count)]  # fmt: skip
     hint = reviews_hint or [0.0] * count
+    # after[i]: the time for new cards the days after day i are expected to have, to the last.
+    after = [0.0] * (count + 1)
+    for j in range(last_new_day, 0, -1):
+        after[j - 1] = after[j] + max(0.0, budgets[j] - hint[j])
     result = _Walk([], [], memory, last_review, unseen, [], [])
     for index in range(count):
         day = PlanDay(inputs.today + timedelta(days=index), mock=mocks.get(index))
@@ -238,7 +245,7 @@ def _walk(
             room = max(0.0, budgets[index] - reviewed)
             if index == 0:
                 room = max(0.0, room - inputs.done_today[1] * inputs.pace.seconds_per_review)
-            later = sum(max(0.0, budgets[j] - hint[j]) for j in range(index + 1, last_new_day + 1))
+            later = after[index]
             left = len(unseen) + done_new
             share = math.ceil(left * room / (room + later)) if room + later > 0 else left
             share = max(0, share - done_new) + extra[index]
