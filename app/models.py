@@ -96,6 +96,23 @@ class ReviewSettings(Base):
     )
 
 
+class ExtraNewCards(Base):
+    """New cards a user asked for on top of the day's limit or plan, for one study day."""
+
+    __tablename__ = "extra_new_cards"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    day: Mapped[date] = mapped_column(Date)  # the study day they are for; older rows count 0
+    count: Mapped[int] = mapped_column(Integer)
+
+
+#: The minutes a day a plan may ask for; the plan's form, its API and an import check them.
+PLAN_MINUTES = (10, 600)
+PLAN_HORIZON_DAYS = 365  # how far ahead a loop date may be set
+
+
 class StudyPlan(Base):
     """The day of a user's interview loop, and what they study towards it (app.plan)."""
 

@@ -17,6 +17,7 @@ from app.clock import as_utc
 from app.config import Settings
 from app.errors import DomainError
 from app.models import ImportRecord, MockAudioChunk, MockQuestion, MockSession
+from app.wording import plural
 
 DAY = timedelta(hours=24)
 
@@ -81,12 +82,15 @@ def check_audio(session: Session, user_id: int, adding: int, quotas: Quotas) -> 
         )
 
 
-def _within_daily_limit(times: list[datetime], limit: int, what: str, now: datetime) -> None:
+def _within_daily_limit(
+    times: list[datetime], limit: int, what: str, noun: str, now: datetime
+) -> None:
     """Refuse (429, with when to retry) once `limit` of `what` happened in the last 24 hours."""
     if len(times) >= limit:
         oldest = sorted(times)[-limit]
         raise QuotaExceeded(
-            f"You can {what.format(limit=limit)} in 24 hours on this server; try again later.",
+            f"You can {what.format(limit=plural(limit, noun))} in 24 hours on this server; "
+            "try again later.",
             429,
             max(1, int((oldest + DAY - now).total_seconds())),
         )
@@ -109,13 +113,13 @@ def _imports_since(session: Session, user_id: int, now: datetime) -> list[dateti
 def check_mock_session(session: Session, user_id: int, now: datetime, quotas: Quotas) -> None:
     created = _mock_sessions_since(session, user_id, now)
     limit = quotas.mock_sessions_per_day
-    _within_daily_limit(created, limit, "start at most {limit} mock interviews", now)
+    _within_daily_limit(created, limit, "start at most {limit}", "mock interview", now)
 
 
 def claim_import(session: Session, user_id: int, now: datetime, quotas: Quotas) -> None:
     """Count one import (in the caller's transaction: a refused file is not counted)."""
     done = _imports_since(session, user_id, now)
-    _within_daily_limit(done, quotas.imports_per_day, "import at most {limit} files", now)
+    _within_daily_limit(done, quotas.imports_per_day, "import at most {limit}", "file", now)
     session.add(ImportRecord(user_id=user_id, at=now))
 
 

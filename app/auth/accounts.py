@@ -21,6 +21,7 @@ from app.clock import as_utc
 from app.db import Database, connection_of
 from app.errors import ConflictError, DomainError, FieldError
 from app.models import ApiToken, AuthSession, Invite, LoginAttempt, User
+from app.wording import plural
 
 FAILURE_WINDOW = timedelta(minutes=15)
 MAX_FAILURES_PER_ACCOUNT = 5
@@ -56,7 +57,7 @@ class TooManyAttempts(DomainError):
     status = 429
 
     def __init__(self, retry_after: int, what: str = "failed sign-ins") -> None:
-        message = f"Too many {what}. Try again in {retry_after // 60 + 1} minutes."
+        message = f"Too many {what}. Try again in {plural(retry_after // 60 + 1, 'minute')}."
         super().__init__(None, message, code="too_many_attempts")
         self.retry_after = retry_after
 

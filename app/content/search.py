@@ -2,12 +2,18 @@
 highlighted snippets.
 
 Ten topics and a few hundred cards fit in memory many times over, so a scan of lowercased
-text beats running a search engine. Every term must appear; titles weigh most.
+text beats running a search engine. Every term must appear; titles weigh most. A query that
+finds nothing is tried again with each word no text holds replaced by the closest word that
+one does (rapidfuzz), and the results say which words they were: "did you mean all-gather?".
 """
 
 import re
+from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from html import escape
+
+from rapidfuzz import fuzz, process
 
 from app.content.catalog import Catalog
 from app.content.glossary import Glossary
@@ -16,6 +22,13 @@ MAX_QUERY_LENGTH = 200
 SNIPPET_LENGTH = 220
 _WORD = re.compile(r"\w[\w.+/-]*\w|\w")
 _WEIGHTS = (10, 4, 1)  # title, summary or question, body
+# A drill card's drawn numbers, as written in its text ("{{ bytes | GB }}"): a snippet shows
+# an ellipsis where a card page shows a number.
+_PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}|\{%[^{}]*%\}")
+# How close a word must be to stand in for a mistyped one (rapidfuzz's ratio, 0-100): one
+# swapped or wrong letter in a word of five or more letters passes, a different word does not.
+SIMILARITY = 78
+_SHORTEST_CORRECTED = 4  # shorter words are too often some other word one letter away
 
 
 @dataclass(frozen=True)
@@ -38,6 +51,12 @@ class Hit:
     context: str
     snippet_html: str  # built from escaped text; only <mark> is added
     score: int
+
+
+@dataclass(frozen=True)
+class Results:
+    hits: list[Hit]
+    did_you_mean: str | None = None  # the query the hits are for, when the one typed found none
 
 
 class QueryTooLong(ValueError):
@@ -67,7 +86,9 @@ class SearchIndex:
     def _add(
         self, kind: str, key: str, title: str, url: str, context: str, fields: tuple[str, str, str]
     ) -> None:
+        fields = (fields[0], _no_placeholders(fields[1]), _no_placeholders(fields[2]))
         lowered = (fields[0].lower(), fields[1].lower(), fields[2].lower())
+        title = _no_placeholders(title)
         self.documents.append(Document(kind, key, title, url, context, fields, lowered))
 
     def search(self, query: str, limit: int = 50) -> list[Hit]:
@@ -87,6 +108,51 @@ class SearchIndex:
             hits.append(Hit(doc.kind, doc.key, doc.title, doc.url, doc.context, snippet, score))
         hits.sort(key=lambda h: (-h.score, h.kind != "topic", h.title))
         return hits[:limit]
+
+    def find(self, query: str, limit: int = 50) -> Results:
+        """What `search` finds; when that is nothing, what the closest spelling finds."""
+        hits = self.search(query, limit)
+        if hits:
+            return Results(hits)
+        corrected = self.suggest(query)
+        if corrected is None:
+            return Results([])
+        return Results(self.search(corrected, limit), corrected)
+
+    def suggest(self, query: str) -> str | None:
+        """The query with each word no text holds replaced by the closest word one does;
+        None when no word changes or the corrected query finds nothing either."""
+        changed, words = False, []
+        for term in terms_of(query):
+            if len(term) < _SHORTEST_CORRECTED or self._holds(term):
+                words.append(term)
+                continue
+            match = process.extractOne(
+                term, self.vocabulary, scorer=fuzz.ratio, score_cutoff=SIMILARITY
+            )
+            if match is None:
+                words.append(term)
+                continue
+            words.append(match[0])
+            changed = True
+        corrected = " ".join(words)
+        return corrected if changed and self.search(corrected, 1) else None
+
+    @cached_property
+    def vocabulary(self) -> list[str]:
+        """Every word the texts hold, the most frequent first (ties in similarity go to them);
+        gathered at the first search that needs it, not at start-up."""
+        counts = Counter(
+            word for doc in self.documents for text in doc.lowered for word in _WORD.findall(text)
+        )
+        return [word for word, _n in counts.most_common() if len(word) >= _SHORTEST_CORRECTED]
+
+    def _holds(self, term: str) -> bool:
+        return any(term in text for doc in self.documents for text in doc.lowered)
+
+
+def _no_placeholders(text: str) -> str:
+    return _PLACEHOLDER.sub("…", text)
 
 
 def _snippet(text: str, terms: list[str]) -> str:

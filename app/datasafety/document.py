@@ -7,7 +7,7 @@ with the path of its first problem before anything is written.
 
 import base64
 import binascii
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 from zoneinfo import available_timezones
@@ -31,6 +31,7 @@ from app.drills.engine import MAX_SEED
 from app.errors import DomainError
 from app.mock import audio as voice
 from app.mock.sessions import MAX_ANSWER
+from app.models import PLAN_HORIZON_DAYS, PLAN_MINUTES
 from app.srs import optimizer, scheduling
 from app.srs import settings as srs_settings
 from app.srs.review import SOURCES
@@ -50,6 +51,12 @@ class DocumentError(DomainError):
 def _time_text(value: Any) -> Any:
     if not isinstance(value, str | datetime):  # lax parsing would take 1700000000 for a time
         raise ValueError("must be an ISO 8601 date-time string")
+    return value
+
+
+def _date_text(value: Any) -> Any:
+    if not isinstance(value, str | date) or isinstance(value, datetime):
+        raise ValueError("must be an ISO 8601 date string (YYYY-MM-DD)")
     return value
 
 
@@ -114,6 +121,7 @@ Time = Annotated[
     AfterValidator(_utc),
     AfterValidator(_sane),
 ]
+Day = Annotated[date, Strict(False), BeforeValidator(_date_text)]
 IsoTime = Annotated[str, StringConstraints(max_length=40), AfterValidator(_iso_time)]
 CardId = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 Count = Annotated[int, Field(ge=0, le=INT32)]
@@ -178,6 +186,28 @@ class ReviewSettingsDoc(Record):
         srs_settings.validate(self.model_dump(exclude={"fsrs_parameters"}))
         if self.fsrs_parameters is not None:
             optimizer.check_parameters(self.fsrs_parameters)
+        return self
+
+
+class StudyPlanDoc(Record):
+    """The loop date and the minutes a day studied towards it (app.plan)."""
+
+    loop_date: Day
+    daily_minutes: Annotated[int, Field(ge=PLAN_MINUTES[0], le=PLAN_MINUTES[1])]
+    topics: Annotated[
+        list[Annotated[str, StringConstraints(min_length=1, max_length=80)]], Field(max_length=50)
+    ] = []  # empty: every topic
+    updated_at: Time
+
+    @model_validator(mode="after")
+    def _sane_date(self) -> "StudyPlanDoc":
+        _sane(datetime.combine(self.loop_date, datetime.min.time(), UTC))
+        # As the plan's form allows: after the day it was set, and within the year after it.
+        set_on = self.updated_at.date()
+        if not set_on < self.loop_date <= set_on + timedelta(days=PLAN_HORIZON_DAYS + 1):
+            raise ValueError(
+                f"loop_date must fall within {PLAN_HORIZON_DAYS} days after updated_at"
+            )
         return self
 
 
@@ -353,6 +383,8 @@ class ExportDocument(Record):
     format: Literal[1] = 1
     user: UserDoc
     review_settings: ReviewSettingsDoc | None
+    # The loop date and daily minutes; absent in older exports, null without a plan.
+    study_plan: StudyPlanDoc | None = None
     card_states: list[CardStateDoc]
     review_logs: list[ReviewLogDoc]
     attempts: list[AttemptDoc]

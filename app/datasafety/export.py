@@ -18,6 +18,7 @@ from app.datasafety.document import (
     MockSessionDoc,
     ReviewLogDoc,
     ReviewSettingsDoc,
+    StudyPlanDoc,
     UserDoc,
     describe,
 )
@@ -29,6 +30,7 @@ from app.models import (
     MockSession,
     ReviewLog,
     ReviewSettings,
+    StudyPlan,
     User,
 )
 from app.srs.days import as_utc
@@ -86,6 +88,12 @@ def export_user(
         except ValidationError as error:
             _leave_out(user_id, f"review_settings: {describe(error)}", left_out)
             raw["review_settings"] = None
+    if raw["study_plan"] is not None:
+        try:
+            StudyPlanDoc.model_validate(raw["study_plan"])
+        except ValidationError as error:
+            _leave_out(user_id, f"study_plan: {describe(error)}", left_out)
+            raw["study_plan"] = None
     for kind, model in _RECORDS.items():
         kept = []
         for index, record in enumerate(raw[kind]):
@@ -113,6 +121,7 @@ def _leave_out(user_id: int, note: str, left_out: list[str] | None) -> None:
 def _document(session: Session, user_id: int) -> dict[str, Any]:
     user = session.get_one(User, user_id)
     settings = session.get(ReviewSettings, user_id)
+    plan = session.get(StudyPlan, user_id)
     states = session.scalars(
         select(CardState).where(CardState.user_id == user_id).order_by(CardState.card_id)
     )
@@ -144,6 +153,7 @@ def _document(session: Session, user_id: int) -> dict[str, Any]:
         "format": 1,
         "user": _columns(user, UserDoc),
         "review_settings": _columns(settings, ReviewSettingsDoc) if settings else None,
+        "study_plan": _columns(plan, StudyPlanDoc) if plan else None,
         "card_states": [_columns(s, CardStateDoc) for s in states],
         "review_logs": [_columns(log, ReviewLogDoc) for log in logs],
         "attempts": [_columns(a, AttemptDoc) for a in attempts],

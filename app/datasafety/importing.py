@@ -4,6 +4,7 @@ Nothing is ever deleted or overwritten with older data, so importing the same fi
 an older export, changes nothing. What "already here" means, per kind of record:
 
 - review settings: the user's saved settings win; the file's apply only if none were saved;
+- the study plan (loop date, minutes a day): likewise, the user's own plan wins;
 - card states: a card's state comes from whichever side reviewed it last;
 - review logs: the same card graded at the same instant;
 - attempts: the same card answered at the same instant;
@@ -31,11 +32,13 @@ from app.models import (
     MockSession,
     ReviewLog,
     ReviewSettings,
+    StudyPlan,
 )
 from app.srs.days import as_utc
 
 KINDS = {
     "review_settings": ("review settings", "review settings"),
+    "study_plan": ("the study plan", "study plans"),
     "card_states": ("card state", "card states"),
     "review_logs": ("review", "reviews"),
     "attempts": ("drill attempt", "drill attempts"),
@@ -60,7 +63,7 @@ class ImportSummary:
 
 def _count(kind: str, n: int) -> str:
     one, many = KINDS[kind]
-    return one if kind == "review_settings" else f"{n} {one if n == 1 else many}"
+    return one if kind in ("review_settings", "study_plan") else f"{n} {one if n == 1 else many}"
 
 
 def _join(parts: list[str]) -> str:
@@ -72,6 +75,7 @@ def import_document(session: Session, user_id: int, document: ExportDocument) ->
     summary = ImportSummary()
     locks.take_turn(session, user_id)  # merging reads, then writes: one import at a time
     _settings(session, user_id, document, summary)
+    _study_plan(session, user_id, document, summary)
     _card_states(session, user_id, document, summary)
     _review_logs(session, user_id, document, summary)
     _attempts(session, user_id, document, summary)
@@ -88,6 +92,16 @@ def _settings(session: Session, user_id: int, doc: ExportDocument, out: ImportSu
         return
     session.add(ReviewSettings(user_id=user_id, **doc.review_settings.model_dump()))
     out.added["review_settings"] += 1
+
+
+def _study_plan(session: Session, user_id: int, doc: ExportDocument, out: ImportSummary) -> None:
+    if doc.study_plan is None:
+        return
+    if session.get(StudyPlan, user_id) is not None:
+        out.kept["study_plan"] += 1
+        return
+    session.add(StudyPlan(user_id=user_id, **doc.study_plan.model_dump()))
+    out.added["study_plan"] += 1
 
 
 def _card_states(session: Session, user_id: int, doc: ExportDocument, out: ImportSummary) -> None:

@@ -19,15 +19,16 @@ from sqlalchemy.orm import Session
 from app.content.catalog import Catalog
 from app.db import connection_of
 from app.errors import FieldError
-from app.models import CardState, StudyPlan
-from app.plan.planner import CardMemory, Pace, Plan, PlanInputs, make_plan
+from app.models import PLAN_HORIZON_DAYS, PLAN_MINUTES, CardState, StudyPlan
+from app.plan.planner import Pace, Plan, PlanInputs, make_plan
+from app.plan.readiness import CardMemory
 from app.srs import scheduling
 from app.srs import settings as srs_settings
 from app.srs.days import as_utc, day_start, study_day
 from app.srs.queue import Planned
 
-MINUTES = (10, 600)
-HORIZON_DAYS = 365
+MINUTES = PLAN_MINUTES
+HORIZON_DAYS = PLAN_HORIZON_DAYS
 DEFAULT_PACE = Pace(seconds_per_review=30.0, seconds_per_new=90.0, measured=False)
 # Enough of the person's own reviews for their median to say more than the default.
 MEASURED_REVIEWS, MEASURED_NEW = 30, 10
@@ -146,7 +147,9 @@ def _ahead(
         return None
     settings = settings or srs_settings.load(connection, user_id)
     day = study_day(now, settings.timezone, settings.day_boundary_hour)
-    return None if row.loop_date <= day else (row, settings, day)
+    if not day < row.loop_date <= day + timedelta(days=HORIZON_DAYS + 1):
+        return None  # passed; or, from an edited import, further off than a plan can be set
+    return row, settings, day
 
 
 def compute(

@@ -1,5 +1,6 @@
 """Today's queue: due learning cards, then due reviews (least likely to be recalled first),
-then new cards up to the daily limit — optionally only from chosen topics.
+then new cards up to the daily limit (or the plan's) and any more asked for today (app.srs.extra)
+— optionally only from chosen topics.
 """
 
 import heapq
@@ -15,8 +16,8 @@ from sqlalchemy.orm import Session
 from app.content.catalog import CardView, Catalog
 from app.db import connection_of
 from app.models import CardState
-from app.srs import scheduling
-from app.srs.days import as_utc, today_bounds
+from app.srs import extra, scheduling
+from app.srs.days import as_utc, study_day, today_bounds
 from app.srs.settings import Settings
 
 # ORDER BY: cards due at the same moment keep one order on every database (PostgreSQL hands
@@ -128,7 +129,9 @@ def build(
         for was_new, count in connection.execute(_DONE_TODAY, {"user_id": user_id, "start": start})
     }
     reviews_left = max(0, settings.max_reviews_per_day - done.get(False, 0))
-    new_left = max(0, settings.new_per_day - done.get(True, 0))
+    more = extra.today(connection, user_id, study_day(now, settings.timezone,
+                                                      settings.day_boundary_hour))  # fmt: skip
+    new_left = max(0, settings.new_per_day + more - done.get(True, 0))
 
     learning.sort(key=lambda pair: pair[0])
     chosen_reviews = heapq.nsmallest(reviews_left, reviews, key=lambda row: (row[0], row[1]))
@@ -136,7 +139,12 @@ def build(
         new_cards = _new_cards(connection, user_id, catalog, topics, new_left)
         ahead: list[CardView] = []
     else:
-        new_cards = _planned_new(connection, user_id, catalog, topics, planned.new_ids)
+        new_cards, planned_seen = _planned_new(connection, user_id, catalog, topics, planned)
+        # New cards learnt today beyond the plan's were extra ones: what is left of those.
+        more_left = max(0, more - max(0, done.get(True, 0) - planned_seen))
+        new_cards += _new_cards(
+            connection, user_id, catalog, topics, more_left, skip=set(planned.new_ids)
+        )
         already = {row[1] for row in chosen_reviews} | {card.id for _due, card in learning}
         ahead = _planned_ahead(connection, user_id, catalog, topics, planned, already, start)
 
@@ -169,13 +177,20 @@ def build(
 
 
 def _new_cards(
-    connection: Connection, user_id: int, catalog: Catalog, topics: set[str] | None, count: int
+    connection: Connection,
+    user_id: int,
+    catalog: Catalog,
+    topics: set[str] | None,
+    count: int,
+    skip: set[str] | None = None,
 ) -> list[CardView]:
-    """The first `count` cards in reading order that the user has never reviewed."""
+    """The first `count` cards in reading order that the user has never reviewed (nor in
+    `skip`)."""
     if count <= 0:
         return []
     # One query, fetched at once: fewer round trips than asking about the catalog in batches.
     seen = {card_id for (card_id,) in connection.execute(_SEEN, {"user_id": user_id}).all()}
+    seen |= skip or set()
     unseen = (  # card_index is in reading order, and its keys spare a property call a card
         card
         for card_id, card in catalog.card_index.items()
@@ -194,17 +209,19 @@ def _planned_new(
     user_id: int,
     catalog: Catalog,
     topics: set[str] | None,
-    ids: tuple[str, ...],
-) -> list[CardView]:
-    """The plan's new cards for today that are still unseen."""
+    planned: Planned,
+) -> tuple[list[CardView], int]:
+    """The plan's new cards for today that are still unseen, and how many are seen now."""
+    ids = planned.new_ids
     if not ids:
-        return []
+        return [], 0
     seen = {
         card_id
         for card_id, _last in connection.execute(_STATES_OF, {"user_id": user_id, "ids": list(ids)})
     }
     cards = (catalog.card_index.get(card_id) for card_id in ids if card_id not in seen)
-    return [c for c in cards if c is not None and (topics is None or c.topic_slug in topics)]
+    unseen = [c for c in cards if c is not None and (topics is None or c.topic_slug in topics)]
+    return unseen, len(seen)
 
 
 def _planned_ahead(

@@ -6,7 +6,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
-from app.content.search import MAX_QUERY_LENGTH, Hit, QueryTooLong
+from app.content.search import MAX_QUERY_LENGTH, Hit, QueryTooLong, Results
 from app.web.deps import SearchDep, TemplatesDep
 
 router = APIRouter()
@@ -38,29 +38,35 @@ class SearchHitOut(BaseModel):
 class SearchOut(BaseModel):
     query: str
     hits: list[SearchHitOut]
+    did_you_mean: str | None = Field(
+        default=None,
+        description="When the query found nothing: the closest spelling the texts hold, "
+        "which `hits` are for.",
+    )
 
 
 @router.get("/search", response_class=HTMLResponse, include_in_schema=False)
 def search_page(
     request: Request, index: SearchDep, templates: TemplatesDep, q: QueryParam = ""
 ) -> HTMLResponse:
-    error, hits = None, []
+    error, results = None, Results([])
     try:
-        hits = index.search(q)
+        results = index.find(q)
     except QueryTooLong:
         error = f"That search is too long: at most {MAX_QUERY_LENGTH} characters, please."
     status = 422 if error else 200
-    return templates.TemplateResponse(
-        request, "search/results.html", {"q": q, "hits": hits, "error": error}, status_code=status
-    )
+    context = {"q": q, "hits": results.hits, "did_you_mean": results.did_you_mean, "error": error}
+    return templates.TemplateResponse(request, "search/results.html", context, status_code=status)
 
 
 @router.get("/api/search", tags=["content"])
 def search_api(index: SearchDep, q: QueryParam) -> SearchOut:
     """Topics, cards and glossary terms holding every word of `q`, best first, with
-    highlighted snippets."""
+    highlighted snippets. When nothing holds them all, the hits are for the closest spelling
+    the texts hold, named in `did_you_mean`."""
     try:
-        hits = index.search(q)
+        results = index.find(q)
     except QueryTooLong as error:
         raise HTTPException(status_code=422, detail=str(error)) from None
-    return SearchOut(query=q, hits=[SearchHitOut.of(h) for h in hits])
+    hits = [SearchHitOut.of(h) for h in results.hits]
+    return SearchOut(query=q, hits=hits, did_you_mean=results.did_you_mean)

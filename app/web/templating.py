@@ -19,6 +19,7 @@ from app import PROJECT_ROOT, __version__
 from app.content.catalog import Catalog
 from app.drills.engine import format_number, round_significant
 from app.web.identity import csrf_token
+from app.wording import plural
 
 KIND_LABELS = {
     "recall": "Recall",
@@ -38,6 +39,7 @@ def build_templates(catalog: Catalog) -> Jinja2Templates:
     env.globals["kind_labels"] = KIND_LABELS
     env.filters["format_value"] = format_value
     env.filters["relative"] = relative
+    env.filters["plural"] = plural  # {{ n|plural("card") }}: "1 card", "2 cards"
     env.filters["percent"] = lambda value: "—" if value is None else f"{value:.0%}"
     env.globals["new_key"] = lambda: uuid.uuid4().hex
     env.globals["csrf_field"] = csrf_field

@@ -7,7 +7,7 @@ import pytest
 
 from app.content.glossary import load_glossary
 from app.content.loader import load_catalog
-from app.content.search import MAX_QUERY_LENGTH, QueryTooLong, SearchIndex
+from app.content.search import MAX_QUERY_LENGTH, QueryTooLong, Results, SearchIndex
 from tests.conftest import FIXTURE_CONTENT
 
 
@@ -94,3 +94,35 @@ def test_finds_glossary_terms_by_name_and_definition(tmp_path: Path) -> None:
     )
     assert [h.key for h in search.search("rings compare") if h.kind == "term"] == ["bus-bandwidth"]
     assert not [h for h in index().search("bus bandwidth") if h.kind == "term"]  # none without
+
+
+def real_index() -> SearchIndex:
+    return SearchIndex(load_catalog(Path("content")))
+
+
+def test_snippets_and_titles_never_show_a_drills_placeholders() -> None:
+    search = real_index()
+    for query in ("bf16 gradients data-parallel", "interleaved 1F1B microbatches", "ranks GB"):
+        hits = search.search(query)
+        assert hits, query
+        for hit in hits:
+            assert "{{" not in hit.snippet_html and "}}" not in hit.snippet_html, hit.key
+            assert "{{" not in hit.title and "{%" not in hit.snippet_html, hit.key
+
+
+def test_a_typo_finds_the_word_meant_and_says_so() -> None:
+    search = real_index()
+    assert search.search("all-gatehr") == []
+    results = search.find("all-gatehr")
+    assert results.did_you_mean == "all-gather"
+    assert results.hits == search.search("all-gather")
+    assert search.find("nccl topolgy").did_you_mean == "nccl topology"
+
+
+def test_a_query_that_finds_something_is_not_corrected() -> None:
+    results = real_index().find("all-gather")
+    assert results.hits and results.did_you_mean is None
+
+
+def test_nothing_close_suggests_nothing() -> None:
+    assert real_index().find("xyzzy qwfp") == Results([])

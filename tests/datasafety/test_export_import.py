@@ -149,7 +149,9 @@ def test_upload_on_the_settings_page(
     make_client: ClientFactory, client: TestClient, clock: FakeClock
 ) -> None:
     page = client.get("/settings")
-    assert 'action="/settings/import"' in page.text and 'href="/api/export"' in page.text
+    assert (
+        'action="/settings/import#import-result"' in page.text and 'href="/api/export"' in page.text
+    )
     assert '<option value="alpha">Alpha topic</option>' in page.text
     populate(client, clock)
     exported = export_text(client)
@@ -193,7 +195,7 @@ def test_an_upload_too_large_is_refused(
 
 def test_the_upload_form_works_from_a_browser_session(client: TestClient, clock: FakeClock) -> None:
     page = client.get("/settings", headers={"accept": "text/html"})
-    form = page.text[page.text.index('action="/settings/import"') :]
+    form = page.text[page.text.index('action="/settings/import#import-result"') :]
     token = re.search(r'name="csrf_token" value="([^"]+)"', form)
     assert token is not None, "the import form carries the page's security token"
     populate_file = export_text(client)
@@ -228,3 +230,82 @@ def test_values_the_schema_does_not_allow_are_refused(client: TestClient, clock:
         assert response.status_code == 422, path
         assert message in response.json()["detail"][0]["msg"], path
     assert export_json(client) == good
+
+
+def test_the_plan_travels_with_an_export(
+    make_client: ClientFactory, client: TestClient, clock: FakeClock
+) -> None:
+    populate(client, clock)
+    saved = client.put("/api/plan", json={"loop_date": "2026-04-30", "daily_minutes": 45})
+    assert saved.status_code == 200, saved.text
+    exported = export_json(client)
+    assert exported["study_plan"]["loop_date"] == "2026-04-30"
+    assert exported["study_plan"]["daily_minutes"] == 45
+    assert exported["study_plan"]["topics"] == []
+    fresh = make_client(clock=clock, srs_fuzz=False)
+    imported = fresh.post("/api/import", json=exported)
+    assert imported.status_code == 200, imported.text
+    assert imported.json()["added"]["study_plan"] == 1
+    assert "Imported review settings, the study plan, 2 card states" in imported.json()["message"]
+    plan = fresh.get("/api/plan").json()
+    assert (plan["loop_date"], plan["daily_minutes"]) == ("2026-04-30", 45)
+    assert export_text(fresh) == export_text(client)
+
+
+def test_an_imported_plan_never_replaces_the_one_set_here(
+    make_client: ClientFactory, client: TestClient, clock: FakeClock
+) -> None:
+    client.put("/api/plan", json={"loop_date": "2026-04-30", "daily_minutes": 45})
+    exported = export_json(client)
+    fresh = make_client(clock=clock, srs_fuzz=False)
+    fresh.put("/api/plan", json={"loop_date": "2026-05-15", "daily_minutes": 90})
+    result = fresh.post("/api/import", json=exported).json()
+    assert (result["added"]["study_plan"], result["kept"]["study_plan"]) == (0, 1)
+    plan = fresh.get("/api/plan").json()
+    assert (plan["loop_date"], plan["daily_minutes"]) == ("2026-05-15", 90)
+
+
+def test_an_export_from_before_plans_were_exported_still_imports(
+    make_client: ClientFactory, client: TestClient, clock: FakeClock
+) -> None:
+    populate(client, clock)
+    older = export_json(client)
+    del older["study_plan"]
+    fresh = make_client(clock=clock, srs_fuzz=False)
+    response = fresh.post("/api/import", json=older)
+    assert response.status_code == 200, response.text
+    assert response.json()["added"]["study_plan"] == 0
+    assert fresh.get("/api/plan").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"loop_date": "2026-04-30", "daily_minutes": 5}, "greater than or equal to 10"),
+        ({"loop_date": "soon", "daily_minutes": 45}, "valid date"),
+        ({"loop_date": 20260430, "daily_minutes": 45}, "ISO 8601 date"),
+        ({"loop_date": "9999-01-01", "daily_minutes": 45}, "must be between"),
+        ({"loop_date": "2030-01-01", "daily_minutes": 45}, "within 365 days after updated_at"),
+        ({"loop_date": "2026-03-01", "daily_minutes": 45}, "within 365 days after updated_at"),
+    ],
+)
+def test_a_bad_plan_in_a_file_is_refused(
+    client: TestClient, clock: FakeClock, value: dict[str, object], message: str
+) -> None:
+    document = export_json(client)
+    document["study_plan"] = {**value, "topics": [], "updated_at": "2026-04-01T09:00:00+00:00"}
+    response = client.post("/api/import", json=document)
+    assert response.status_code == 422
+    assert message in response.json()["detail"][0]["msg"]
+    assert client.get("/api/plan").status_code == 404
+
+
+def test_the_upload_result_is_where_the_reader_is(
+    make_client: ClientFactory, client: TestClient, clock: FakeClock
+) -> None:
+    page = client.get("/settings")
+    assert 'action="/settings/import#import-result"' in page.text
+    done = client.post(
+        "/settings/import", files={"file": ("mine.json", export_text(client), "application/json")}
+    )
+    assert 'id="import-result"' in done.text

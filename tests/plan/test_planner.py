@@ -7,12 +7,13 @@ from fsrs import Card, Scheduler, State
 
 from app.plan.planner import (
     LOOP_DAY_TARGET,
-    CardMemory,
     Pace,
     PlanInputs,
     make_plan,
     mock_minutes,
+    study_order,
 )
+from app.plan.readiness import CardMemory
 from app.srs.days import day_start
 
 TODAY = date(2026, 12, 1)
@@ -45,7 +46,8 @@ def test_three_weeks_at_45_minutes_covers_every_card_within_budget() -> None:
     assert len(plan.days) == 21
     assert [d.date for d in plan.days] == [TODAY + timedelta(days=i) for i in range(21)]
     introduced = [card_id for day in plan.days for card_id in day.new_ids]
-    assert introduced == [f"c{i}" for i in range(146)]  # all of them, in reading order
+    assert sorted(introduced) == sorted(f"c{i}" for i in range(146))  # all of them
+    assert introduced == study_order(fresh())
     assert not plan.dropped
     assert all(day.minutes <= 45 for day in plan.days)
     assert all(day.new_cards == 0 for day in plan.days[-3:])  # the last days only review
@@ -71,13 +73,73 @@ def test_a_full_loop_that_cannot_fit_the_day_is_said_plainly() -> None:
     assert any(day.mock == "lightning" for day in plan.days)
 
 
-def test_too_little_time_drops_the_last_cards_in_reading_order_and_says_so() -> None:
+def test_too_little_time_drops_the_last_cards_in_study_order_and_says_so() -> None:
     plan = make_plan(inputs(fresh(), days=4, minutes=10))
     introduced = [card_id for day in plan.days for card_id in day.new_ids]
     assert plan.dropped
-    assert [c.card_id for c in plan.dropped] == [f"c{i}" for i in range(len(introduced), 146)]
+    order = study_order(fresh())
+    assert introduced == order[: len(introduced)]
+    assert {c.card_id for c in plan.dropped} == set(order[len(introduced) :])
     assert all(day.minutes <= 10 for day in plan.days)
+    # Dropped only because every day is full: none has time for one more new card.
+    assert all(10 * 60 - day.seconds < PACE.seconds_per_new for day in plan.days)
     assert any(f"{len(plan.dropped)} unseen cards do not fit" in note for note in plan.notes)
+
+
+@pytest.mark.parametrize("days", [10, 12, 14, 17, 21, 28])
+def test_no_card_is_dropped_while_the_time_can_hold_it(days: int) -> None:
+    # The content's shape: 183 cards in ten topics of different sizes.
+    sizes = [22, 20, 18, 16, 19, 17, 21, 15, 18, 17]
+    cards = [CardMemory(f"t{t}-c{c}", f"t{t}", None) for t, n in enumerate(sizes) for c in range(n)]
+    plan = make_plan(inputs(cards, days=days, minutes=45))
+    assert not plan.dropped, days
+    assert all(day.minutes <= 45 for day in plan.days)
+    assert not any("do not fit" in note for note in plan.notes)
+
+
+def test_a_mock_days_lost_time_goes_to_days_with_time_to_spare() -> None:
+    plan = make_plan(inputs(fresh(183), days=14, minutes=45))
+    assert not plan.dropped
+    lightning = [day for day in plan.days if day.mock == "lightning"]
+    assert lightning
+    for day in lightning:  # fewer new cards on a mock day, and the day still fits
+        assert day.minutes <= 45
+        neighbours = [d.new_cards for d in plan.days if d.mock is None and d.new_cards]
+        assert day.new_cards < max(neighbours)
+
+
+def test_one_card_left_out_is_said_in_the_singular() -> None:
+    # Ten minutes for a day: 6 new cards fit, the seventh does not.
+    plan = make_plan(inputs(fresh(7, topics=1), days=1, minutes=10))
+    assert len(plan.dropped) == 1
+    assert any(note.startswith("1 unseen card does not fit") for note in plan.notes)
+
+
+def test_notes_never_promise_a_mock_the_table_does_not_hold() -> None:
+    plan = make_plan(inputs(fresh(20), days=10, minutes=20))
+    assert not any(day.mock for day in plan.days)
+    assert not any("lightning rounds instead" in note for note in plan.notes)
+    assert any("holds no mock interview" in note for note in plan.notes)
+
+
+def test_topics_are_interleaved_and_each_keeps_its_reading_order() -> None:
+    cards = fresh(40, topics=4)
+    order = study_order(cards)
+    assert {c.topic for c in cards if c.card_id in order[:4]} == {"t0", "t1", "t2", "t3"}
+    for topic in ("t0", "t1", "t2", "t3"):
+        mine = [c.card_id for c in cards if c.topic == topic]
+        assert [card_id for card_id in order if card_id in mine] == mine
+    learnt = CardMemory("c0", "t0", Card(card_id=1))
+    assert "c0" not in study_order([learnt, *cards[1:]])  # only unseen cards are introduced
+
+
+def test_every_topic_is_ready_on_the_day_at_45_minutes_for_three_weeks() -> None:
+    sizes = [22, 20, 18, 16, 19, 17, 21, 15, 18, 17]
+    cards = [CardMemory(f"t{t}-c{c}", f"t{t}", None) for t, n in enumerate(sizes) for c in range(n)]
+    plan = make_plan(inputs(cards, days=21, minutes=45))
+    by_topic = {t.slug: t.if_followed for t in plan.readiness.by_topic}
+    assert min(by_topic.values()) >= 0.90, by_topic
+    assert max(by_topic.values()) - min(by_topic.values()) < 0.03, by_topic  # none behind
 
 
 def test_a_card_fsrs_would_show_after_the_loop_is_reviewed_early_if_it_would_fall_short() -> None:

@@ -54,6 +54,13 @@ def test_search_api(client: TestClient) -> None:
     assert set(hit) == {"kind", "key", "title", "url", "topic", "snippet_html", "score"}
 
 
+def test_search_api_names_the_spelling_its_hits_are_for(client: TestClient) -> None:
+    exact = client.get("/api/search", params={"q": "busbw"}).json()
+    assert exact["did_you_mean"] is None
+    typo = client.get("/api/search", params={"q": "bussbw"}).json()
+    assert typo["did_you_mean"] == "busbw" and typo["hits"] == exact["hits"]
+
+
 def test_search_api_validates_the_query(client: TestClient) -> None:
     missing = client.get("/api/search")
     assert missing.status_code == 422 and missing.json()["detail"][0]["loc"] == ["query", "q"]

@@ -61,6 +61,14 @@ def test_search_page(client: TestClient) -> None:
     assert blank.status_code == 200 and "every word you type must appear" in blank.text
 
 
+def test_search_page_offers_the_word_meant_for_a_typo(client: TestClient) -> None:
+    page = client.get("/search", params={"q": "bussbw"})
+    assert page.status_code == 200
+    assert "Nothing matched “bussbw”. Did you mean" in page.text
+    assert '<a href="/search?q=busbw">busbw</a>' in page.text
+    assert 'href="/cards/alpha-busbw"' in page.text
+
+
 def test_search_page_escapes_the_query(client: TestClient) -> None:
     page = client.get("/search", params={"q": "<script>alert(1)</script>"})
     assert "<script>alert(1)</script>" not in page.text

@@ -25,6 +25,7 @@ from app.web.labs.common import (
 )
 from app.web.labs.forms import Field as F
 from app.web.labs.forms import Preset
+from app.wording import plural
 
 router = APIRouter()
 Latency = Annotated[float, Field(ge=0, le=10)]  # seconds per hop
@@ -121,7 +122,7 @@ def view(values: Values) -> Context:
             ("Effective bandwidth per rank", fmt.rate(result.effective_bandwidth_Bps)),
             ("Bytes sent per rank", fmt.nbytes_both(result.bytes_sent_per_rank)),
             (
-                f"Latency term ({result.intra_node_hops:,} hops in a node, "
+                f"Latency term ({plural(result.intra_node_hops, 'hop')} in a node, "
                 f"{result.network_hops:,} across the network)",
                 fmt.seconds(result.latency_term_s),
             ),

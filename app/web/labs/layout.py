@@ -25,6 +25,7 @@ from app.web.labs.common import (
 from app.web.labs.forms import Field as F
 from app.web.labs.forms import Preset
 from app.web.labs.memory import MemoryOut, memory_rows, memory_segments
+from app.wording import plural
 
 router = APIRouter()
 RANKING_ROWS = 12  # candidates listed in the page's table; the API returns them all
@@ -152,9 +153,9 @@ def _ranking_chart(ranked: list[layout.Candidate]) -> str:
         bars,
         chart_id="ranking-chart",
         title="Step time of the fastest layouts that fit",
-        desc=f"The {len(bars)} fastest of {len(ranked)} layouts that fit, each bar split into "
-        f"compute, pipeline bubble and exposed tensor, pipeline and data-parallel traffic; the "
-        f"first, {_short(best)}, takes {fmt.seconds(best.step_time_estimate_s)}.",
+        desc=f"The {len(bars)} fastest of {plural(len(ranked), 'layout')} that fit, each bar "
+        "split into compute, pipeline bubble and exposed tensor, pipeline and data-parallel "
+        f"traffic; the first, {_short(best)}, takes {fmt.seconds(best.step_time_estimate_s)}.",
         fmt=fmt.axis_seconds,
         x_label="seconds per step",
         width=460,

@@ -21,6 +21,7 @@ from app.web.labs.common import (
 )
 from app.web.labs.forms import Field as F
 from app.web.labs.forms import Preset
+from app.wording import plural
 
 router = APIRouter()
 SIM_TOKENS_TOP1 = 250_000  # simulated tokens for top-1 routing, about 0.1 s
@@ -76,8 +77,9 @@ def _charts(loads: list[int], tokens: int, k: int, cf: float, result: moe.MoeRes
                 limit=svg.Mark(f"Capacity, {capacity:,}", capacity),
                 chart_id="moe-loads",
                 title="Tokens routed to each expert against its capacity",
-                desc=f"{len(loads)} experts; the busiest gets {max(loads):,} tokens against a "
-                f"capacity of {capacity:,}; {dropped:,} assignments overflow and are dropped.",
+                desc=f"{plural(len(loads), 'expert')}; the busiest gets "
+                f"{plural(max(loads), 'token')} against a capacity of {capacity:,}; "
+                f"{plural(dropped, 'assignment')} overflow and are dropped.",
                 x_label="expert",
                 y_label="tokens",
                 within_label="kept",

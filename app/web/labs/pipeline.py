@@ -21,6 +21,7 @@ from app.web.labs.common import (
 )
 from app.web.labs.forms import Field as F
 from app.web.labs.forms import Preset
+from app.wording import plural
 
 router = APIRouter()
 TIMELINE_LIMIT = 512  # stages × microbatches × chunks drawn; beyond it the boxes are unreadable
@@ -96,7 +97,8 @@ def view(values: Values) -> Context:
         blocks,
         [f"Stage {s + 1}" for s in range(p)],
         chart_id="pipeline-chart",
-        title=f"{schedule.upper()} schedule, {p} stages, {m} microbatches",
+        title=f"{schedule.upper()} schedule, {plural(p, 'stage')}, "
+        f"{plural(m, 'microbatch', 'microbatches')}",
         desc=f"Each stage's forward and backward passes over time, numbered by microbatch; the "
         f"step takes {fmt.sig(end)} forward-pass times and each stage idles "
         f"{fmt.percent(measured)} of its busy time.",

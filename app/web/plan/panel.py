@@ -10,11 +10,12 @@ from markupsafe import Markup
 
 from app.charts import svg
 from app.plan import service
-from app.plan.planner import ReadinessPoint
+from app.plan.readiness import ReadinessPoint
 from app.plan.service import PlanCache
 from app.srs import settings as srs_settings
 from app.srs.days import study_day
 from app.web.plan.schemas import PlanOut
+from app.wording import plural
 
 
 def plan_cache(request: Request) -> PlanCache:
@@ -65,9 +66,9 @@ def readiness_chart(trajectory: tuple[ReadinessPoint, ...]) -> Markup:
     step = 7 if days > 14 else 2 if days > 6 else 1
     ticks = sorted({0.0, float(left[0]), *(-float(d) for d in range(0, days + 1, step))})
     desc = (
-        f"Over the {len(trajectory) - 1} days left, mean predicted recall of the chosen cards "
-        f"rises to {followed[-1][1]:.0f}% on the loop day if the plan is followed, and is "
-        f"{stopped[-1][1]:.0f}% on the day if nothing more is studied."
+        f"Over the {plural(len(trajectory) - 1, 'day')} left, mean predicted recall of the "
+        f"chosen cards rises to {followed[-1][1]:.0f}% on the loop day if the plan is "
+        f"followed, and is {stopped[-1][1]:.0f}% on the day if nothing more is studied."
     )
     return Markup(
         svg.line_chart(

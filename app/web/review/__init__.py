@@ -11,12 +11,13 @@ from sqlalchemy.orm import Session
 
 from app.content.catalog import Catalog
 from app.content.render import Renderer
+from app.db import Database
 from app.drills.present import present_all
 from app.plan import service as plan_service
 from app.plan.service import PlanCache
-from app.srs import buttons, queue, review, submit
+from app.srs import buttons, extra, queue, review, submit
 from app.srs import settings as srs_settings
-from app.srs.days import as_utc
+from app.srs.days import as_utc, study_day
 from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING
 from app.web.deps import (
     CardDep,
@@ -29,7 +30,15 @@ from app.web.deps import (
     TemplatesDep,
     UserDep,
 )
-from app.web.review.schemas import GradeIn, GradeOut, QueueCardOut, QueueOut, UndoOut
+from app.web.review.schemas import (
+    ExtraIn,
+    ExtraOut,
+    GradeIn,
+    GradeOut,
+    QueueCardOut,
+    QueueOut,
+    UndoOut,
+)
 from app.web.security import safe_next
 from app.web.text import CLEAN
 
@@ -112,6 +121,65 @@ def undo_api(database: DatabaseDep, user_id: UserDep) -> UndoOut:
     return UndoOut(card_id=undone.card_id, rating=undone.rating)
 
 
+def learn_more(
+    request: Request,
+    database: Database,
+    catalog: Catalog,
+    user_id: int,
+    now: datetime,
+    count: int,
+) -> ExtraOut:
+    """Add `count` unseen cards to today's queue; the day's extra total and the new count."""
+    with database.write_session() as session:
+        settings = srs_settings.load(session, user_id)
+        day = study_day(now, settings.timezone, settings.day_boundary_hour)
+        total = extra.add(session, user_id, day, count)
+    with database.read_session() as session:
+        cache = request.app.state.plan_cache
+        planned = plan_service.today(session, user_id, catalog, now, cache, settings)
+        built = queue.build(session, user_id, catalog, settings, now, limit=1, planned=planned)
+    return ExtraOut(extra_today=total, new_count=built.new_count)
+
+
+@router.post("/api/review/extra", tags=["review"])
+def extra_api(
+    request: Request,
+    body: ExtraIn,
+    database: DatabaseDep,
+    catalog: CatalogDep,
+    user_id: UserDep,
+    now: NowDep,
+) -> ExtraOut:
+    """Learn more today: add `new_cards` unseen cards (1 to 50) to today's queue, with or
+    without a plan, on top of the daily limit or the plan's share. Requests add up for the
+    day; the answer gives the day's extra total and the new cards now in the queue."""
+    return learn_more(request, database, catalog, user_id, now, body.new_cards)
+
+
+@router.post("/review-extra", include_in_schema=False)
+def extra_form(
+    request: Request,
+    database: DatabaseDep,
+    catalog: CatalogDep,
+    user_id: UserDep,
+    now: NowDep,
+    new_cards: Annotated[str, Form(max_length=10)] = "",
+    next: Annotated[str, Form(), CLEAN] = "/review",
+) -> RedirectResponse:
+    """The "Learn more today" form on the home and review pages."""
+    target = safe_next(next, "/review").split("#")[0]
+    try:
+        count = int(new_cards.strip())
+    except ValueError:
+        count = 0
+    low, high = extra.PER_REQUEST
+    if not low <= count <= high:
+        joiner = "&" if "?" in target else "?"
+        return RedirectResponse(f"{target}{joiner}more_error=1#learn-more", status_code=303)
+    learn_more(request, database, catalog, user_id, now, count)
+    return RedirectResponse(target, status_code=303)
+
+
 @router.post("/api/review/{card_id}", tags=["review"], responses=GRADE_RESPONSES)
 def grade_api(
     card: CardDep,
@@ -171,6 +239,8 @@ def session_context(
         "drills": present_all(renderer, [current]) if current else {},
         "next_due": as_utc(built.next_due) if built.next_due else None,
         "now": now,
+        "has_plan": planned is not None,
+        "more_error": request.query_params.get("more_error") == "1",
     }
 
 

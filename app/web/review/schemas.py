@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from app.srs import review
+from app.srs import extra, review
 from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING, RATING_HELP
 from app.srs.submit import Grade
 from app.web.text import CleanText
@@ -90,6 +90,22 @@ class QueueOut(BaseModel):
     cards: list[QueueCardOut]
     due_count: int
     new_count: int
+
+
+class ExtraIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    new_cards: int = Field(
+        ge=extra.PER_REQUEST[0],
+        le=extra.PER_REQUEST[1],
+        description="How many more unseen cards to learn today, on top of the daily limit or "
+        "the plan's share",
+    )
+
+
+class ExtraOut(BaseModel):
+    extra_today: int = Field(description="Extra new cards asked for today, this request's included")
+    new_count: int = Field(description="New cards now left in today's queue")
 
 
 class UndoOut(BaseModel):

@@ -54,6 +54,8 @@ def home(
         "total_cards": total_cards,
         "mastery": stats.mastery(session, user_id, catalog, now),
         "unfinished_mock": mock_sessions.unfinished(session, user_id),
+        "has_plan": planned is not None,
+        "more_error": request.query_params.get("more_error") == "1",
         "today": queue.build(
             session,
             user_id,
