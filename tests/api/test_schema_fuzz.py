@@ -38,8 +38,13 @@ def apps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[FastAPI]]:
     schemas = Schemas(url) if url else None
     folder = tmp_path_factory.mktemp("fuzz")
     databases = [schemas.create() if schemas else f"sqlite:///{folder}/fuzz-{n}.db" for n in (0, 1)]
+    # The run starts a mock session for every case that needs one, and imports many files: the
+    # daily quotas (tested in tests/web/test_quotas.py) are raised out of its way.
+    roomy = {"quota_mock_sessions_per_day": 100_000, "quota_imports_per_day": 100_000}
     built = [
-        create_app(Settings(database_url=database, content_dir=FIXTURE_CONTENT, srs_fuzz=False))
+        create_app(
+            Settings(database_url=database, content_dir=FIXTURE_CONTENT, srs_fuzz=False, **roomy)  # type: ignore[arg-type]
+        )
         for database in databases
     ]
     yield built
