@@ -106,9 +106,7 @@ def score(items: Sequence[Labelled], catalog: Catalog, grade: Grade) -> Scores:
     """Micro-averaged over every rubric point of every answer."""
     true_pos = false_pos = false_neg = suggested = 0
     for item in items:
-        card = catalog.card(item.card)
-        assert card is not None, f"no card {item.card}"
-        got = set(grade(card, item.answer))
+        got = set(grade(_card(catalog, item.card), item.answer))
         suggested += len(got)
         true_pos += len(got & item.points)
         false_pos += len(got - item.points)

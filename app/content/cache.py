@@ -46,17 +46,22 @@ def _code_version() -> bytes:
     return digest.digest()
 
 
-def key(path: Path, check: Callable[..., Any] | None) -> str:
-    """The name a rendered `path` is kept under: it changes with anything its result depends on."""
-    digest = hashlib.sha256(_code_version())
-    digest.update(str(path).encode())
-    digest.update(path.read_bytes())
-    figures = path.parent.parent / "figures"
+def keys(paths: list[Path], check: Callable[..., Any] | None) -> list[str]:
+    """The name each rendered topic is kept under: it changes with anything its result depends
+    on. What every topic shares (code, figures, the check) is read and hashed once."""
+    shared = hashlib.sha256(_code_version())
+    figures = paths[0].parent.parent / "figures" if paths else Path()
     for figure in sorted(figures.glob("*.svg")) if figures.is_dir() else []:
-        digest.update(figure.name.encode())
-        digest.update(figure.read_bytes())
-    digest.update(_describe(check).encode())
-    return digest.hexdigest()
+        shared.update(figure.name.encode())
+        shared.update(figure.read_bytes())
+    shared.update(_describe(check).encode())
+    out = []
+    for path in paths:
+        digest = shared.copy()
+        digest.update(str(path).encode())
+        digest.update(path.read_bytes())
+        out.append(digest.hexdigest())
+    return out
 
 
 def _describe(check: Callable[..., Any] | None) -> str:

@@ -100,7 +100,7 @@ def load_catalog(
     files = sorted(topics_dir.glob("*.md")) if topics_dir.is_dir() else []
     if not files:
         raise ContentError(topics_dir, 0, "no topic files (NN-slug.md) found")
-    keys = [topic_cache.key(path, check) for path in files] if cache_dir else []
+    keys = topic_cache.keys(files, check) if cache_dir else []
     kept = [topic_cache.read(cache_dir, k) for k in keys] if cache_dir else [None] * len(files)
     todo = [path for path, topic in zip(files, kept, strict=True) if topic is None]
     if processes > 1 and len(todo) >= PARALLEL_FROM and sys.platform == "linux":

@@ -82,18 +82,18 @@ def export_user(
     impossible to take away; each is named in `left_out` and in the log.
     """
     raw = _document(session, user_id)
-    if raw["review_settings"] is not None:
+    singles: tuple[tuple[str, type[BaseModel]], ...] = (
+        ("review_settings", ReviewSettingsDoc),
+        ("study_plan", StudyPlanDoc),
+    )
+    for section, single in singles:
+        if raw[section] is None:
+            continue
         try:
-            ReviewSettingsDoc.model_validate(raw["review_settings"])
+            single.model_validate(raw[section])
         except ValidationError as error:
-            _leave_out(user_id, f"review_settings: {describe(error)}", left_out)
-            raw["review_settings"] = None
-    if raw["study_plan"] is not None:
-        try:
-            StudyPlanDoc.model_validate(raw["study_plan"])
-        except ValidationError as error:
-            _leave_out(user_id, f"study_plan: {describe(error)}", left_out)
-            raw["study_plan"] = None
+            _leave_out(user_id, f"{section}: {describe(error)}", left_out)
+            raw[section] = None
     for kind, model in _RECORDS.items():
         kept = []
         for index, record in enumerate(raw[kind]):

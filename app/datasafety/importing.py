@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
+from pydantic import BaseModel
 from sqlalchemy import Table, delete, insert, select
 from sqlalchemy.orm import Session
 
@@ -74,8 +75,10 @@ def import_document(session: Session, user_id: int, document: ExportDocument) ->
     """Merge `document` into the user's data (see the module docstring for the rules)."""
     summary = ImportSummary()
     locks.take_turn(session, user_id)  # merging reads, then writes: one import at a time
-    _settings(session, user_id, document, summary)
-    _study_plan(session, user_id, document, summary)
+    _one_per_user(
+        session, user_id, "review_settings", document.review_settings, ReviewSettings, summary
+    )
+    _one_per_user(session, user_id, "study_plan", document.study_plan, StudyPlan, summary)
     _card_states(session, user_id, document, summary)
     _review_logs(session, user_id, document, summary)
     _attempts(session, user_id, document, summary)
@@ -84,24 +87,18 @@ def import_document(session: Session, user_id: int, document: ExportDocument) ->
     return summary
 
 
-def _settings(session: Session, user_id: int, doc: ExportDocument, out: ImportSummary) -> None:
-    if doc.review_settings is None:
+def _one_per_user(
+    session: Session, user_id: int, section: str, doc: BaseModel | None, row: type[Any],
+    out: ImportSummary,
+) -> None:  # fmt: skip
+    """Review settings or the plan: one row per user, so one already here is kept as it is."""
+    if doc is None:
         return
-    if session.get(ReviewSettings, user_id) is not None:
-        out.kept["review_settings"] += 1
+    if session.get(row, user_id) is not None:
+        out.kept[section] += 1
         return
-    session.add(ReviewSettings(user_id=user_id, **doc.review_settings.model_dump()))
-    out.added["review_settings"] += 1
-
-
-def _study_plan(session: Session, user_id: int, doc: ExportDocument, out: ImportSummary) -> None:
-    if doc.study_plan is None:
-        return
-    if session.get(StudyPlan, user_id) is not None:
-        out.kept["study_plan"] += 1
-        return
-    session.add(StudyPlan(user_id=user_id, **doc.study_plan.model_dump()))
-    out.added["study_plan"] += 1
+    session.add(row(user_id=user_id, **doc.model_dump()))
+    out.added[section] += 1
 
 
 def _card_states(session: Session, user_id: int, doc: ExportDocument, out: ImportSummary) -> None:
