@@ -3,7 +3,7 @@
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 
 import anyio
@@ -90,6 +90,12 @@ def policy_of(settings: Settings) -> Policy:
     )
 
 
+def _housekeeping(database: Database, policy: Policy, now: datetime) -> dict[str, int]:
+    """The hourly clean-up as a job of its own: one write transaction."""
+    with database.write_session() as session:
+        return housekeeping(session, now, policy)
+
+
 def create_app(
     settings: Settings | None = None, clock: Clock = utc_now, *, load_processes: int = 1
 ) -> FastAPI:
@@ -123,7 +129,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         async with anyio.create_task_group() as background:
-            tidy = partial(housekeeping, database, policy=auth_policy)
+            tidy = partial(_housekeeping, database, auth_policy)
             background.start_soon(partial(startup.keep_backing_up, settings, clock, tidy=tidy))
             background.start_soon(refit.keep_refitting, database, clock)
             yield

@@ -1,7 +1,11 @@
 """Accounts: registration, sign-in with limits on failures, sessions, password change, tokens.
 
 Everything is in the database, so several workers or instances agree on who is signed in
-and how many sign-ins failed. Callers pass an open write session; nothing here commits.
+and how many sign-ins failed. Callers pass an open write session; nothing here commits,
+with one documented exception: the three functions that hash a password (`register_account`,
+`sign_in`, `change_password`) take the Database and run two short transactions around the
+hash. An argon2 hash takes tens of milliseconds of CPU; inside a write transaction it would
+hold SQLite's one write lock that long, so every other write would queue behind each sign-in.
 """
 
 import hmac
@@ -439,14 +443,13 @@ def purge_expired_tokens(session: Session, now: datetime) -> int:
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 
-def housekeeping(database: Database, now: datetime, policy: Policy) -> dict[str, int]:
+def housekeeping(session: Session, now: datetime, policy: Policy) -> dict[str, int]:
     """The hourly clean-up: ended sessions, expired tokens, attempts past counting."""
-    with database.write_session() as session:
-        return {
-            "sessions": purge_expired(session, now, policy),
-            "tokens": purge_expired_tokens(session, now),
-            "attempts": purge_attempts(session, now),
-        }
+    return {
+        "sessions": purge_expired(session, now, policy),
+        "tokens": purge_expired_tokens(session, now),
+        "attempts": purge_attempts(session, now),
+    }
 
 
 # --- API tokens --------------------------------------------------------------------------

@@ -1,15 +1,16 @@
 """A grade as a client sends it: when it counts as given, and one write that records it once.
 
 The review page's buttons, the JSON API and the offline batch all grade through `submit`, so
-they share one set of rules: the `reviewed_at` window, time order, and idempotency keys.
+they share one set of rules: the `reviewed_at` window, time order, and idempotency keys. The
+caller (a route's write session, app.web.deps) owns the transaction.
 """
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
-from app.db import Database
 from app.errors import FieldError
 from app.srs import review
 from app.srs import settings as srs_settings
@@ -47,19 +48,20 @@ def review_time(reviewed_at: datetime | None, now: datetime) -> datetime:
 
 
 def submit(
-    database: Database, user_id: int, card_id: str, grade: Grade, now: datetime, *, fuzz: bool
+    session: Session, user_id: int, card_id: str, grade: Grade, now: datetime, *, fuzz: bool
 ) -> review.GradeResult:
-    """Record one grade in one write transaction, with the user's review settings.
+    """Record one grade in the caller's write transaction, with the user's review settings.
 
     A resent key returns the first result whatever its `reviewed_at`, also when the two sends
-    race (the second one's insert fails on the key; the first one's result is read back). A
-    grade older than the card's latest review raises review.OutOfOrderError, a key already
-    used for another card review.KeyReused.
+    race: the second one's insert fails on the key inside a savepoint, which is rolled back,
+    and the first one's result is read back in the same transaction. A grade older than the
+    card's latest review raises review.OutOfOrderError, a key already used for another card
+    review.KeyReused.
     """
     when = review_time(grade.reviewed_at, now)
+    settings = srs_settings.load(session, user_id)
     try:
-        with database.write_session() as session:
-            settings = srs_settings.load(session, user_id)
+        with session.begin_nested():
             return review.grade(
                 session,
                 user_id,
@@ -75,8 +77,7 @@ def submit(
                 in_order=grade.reviewed_at is not None,
             )
     except IntegrityError:
-        with database.read_session() as session:
-            earlier = review.find_by_key(session, user_id, grade.idempotency_key)
+        earlier = review.find_by_key(session, user_id, grade.idempotency_key)
         if earlier is None:
             raise
         return review.same_card(earlier, card_id)

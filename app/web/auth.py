@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.auth import accounts
 from app.auth.passwords import PasswordRejected
-from app.web.deps import DatabaseDep, NowDep, TemplatesDep, UserDep
+from app.web.deps import DatabaseDep, NowDep, TemplatesDep, UserDep, WriteSessionDep
 from app.web.identity import (
     cookie_name,
     device_cookie,
@@ -115,12 +115,11 @@ def register(
 
 
 @router.post("/logout", include_in_schema=False)
-def logout(request: Request, database: DatabaseDep, user_id: UserDep) -> Response:
+def logout(request: Request, session: WriteSessionDep, user_id: UserDep) -> Response:
     """End the session on the server (ASVS 7.4.1), not only in the browser."""
     cookie = request.cookies.get(cookie_name(request))
     if cookie:
-        with database.write_session() as session:
-            accounts.end_session(session, cookie, policy(request))
+        accounts.end_session(session, cookie, policy(request))
     log_event("signed out", request.scope, user_id=user_id)
     set_session_cookie(request, "", clear=True)
     target = "/login" if request.app.state.settings.auth_mode == "accounts" else "/"

@@ -1,10 +1,14 @@
-"""Dependencies: the catalog, the database session, and lookups that 404 when absent.
+"""Dependencies: the catalog, the request's unit of work, and lookups that 404 when absent.
+
+A route takes either a read session (`SessionDep`) or a write session (`WriteSessionDep`): one
+unit of work per request. Feature functions take that session and never begin, commit or roll
+back; the write is committed when the route returns, rolled back when it raises.
 
 Those that only read app state are `async def`: FastAPI runs a plain `def` dependency in the
 thread pool, a hop that costs more than a small request's own work (bench/suite.py).
 """
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 from typing import Annotated
 
@@ -43,7 +47,7 @@ async def get_database(request: Request) -> Database:
 
 
 async def get_session(request: Request) -> AsyncIterator[Session]:
-    """A read session for the request; writes open `database.write_session()` themselves."""
+    """A read session for the request: a plain transaction that never takes the write lock."""
     # Opening a session does no I/O. Closing it ends its transaction: on a server database a
     # round trip, so in a thread, but outside the pool's limit, as FastAPI does for `def`
     # dependencies (it returns a connection that threads of the pool may be waiting for).
@@ -95,6 +99,21 @@ UserDep = Annotated[int, Depends(get_user_id)]  # checks CSRF on writes
 NowDep = Annotated[datetime, Depends(get_now)]
 FuzzDep = Annotated[bool, Depends(get_fuzz)]
 QuotasDep = Annotated[Quotas, Depends(get_quotas)]
+
+
+def get_write_session(database: DatabaseDep, _caller: UserDep) -> Iterator[Session]:
+    """The request's one write transaction (app.db.Database.write_session): committed when the
+    route returns, rolled back when it raises, before the response is sent (scope="function").
+
+    It depends on the caller so that identity, which may itself write (the local profile, a
+    session's last use), is settled first: SQLite's write lock is not re-entrant."""
+    with database.write_session() as session:
+        yield session
+
+
+WriteSessionDep = Annotated[
+    Session, Depends(get_write_session, scope="function", max_concurrency=POOL_SIZE)
+]
 
 
 async def get_topic(slug: str, catalog: CatalogDep) -> Topic:

@@ -9,7 +9,7 @@ from app.drills import attempts, engine
 from app.drills.present import DrawView, numeric, present
 from app.errors import FieldError
 from app.web.api_models import AttemptIn, AttemptOut, AttemptRecordOut, DrawOut
-from app.web.deps import CardDep, DatabaseDep, RendererDep, SessionDep, TemplatesDep, UserDep
+from app.web.deps import CardDep, RendererDep, SessionDep, TemplatesDep, UserDep, WriteSessionDep
 from app.web.text import CLEAN
 
 router = APIRouter()
@@ -58,7 +58,7 @@ def attempt_api(
     card: CardDep,
     body: AttemptIn,
     renderer: RendererDep,
-    database: DatabaseDep,
+    session: WriteSessionDep,
     user_id: UserDep,
 ) -> AttemptOut:
     """Check a typed answer (with units: "31.4 GB", "29 GiB", "18 min") and record it."""
@@ -66,12 +66,11 @@ def attempt_api(
     model = numeric(card)
     assert model is not None
     drawn, outcome = attempts.check(model, body.seed, body.answer)  # 422s: app.web.errors
-    with database.write_session() as session:
-        row = attempts.record(
-            session, user_id, drawn, body.answer, outcome, body.duration_ms, body.idempotency_key
-        )
-        if row.answer != body.answer or row.seed != drawn.seed:  # a resend: the first
-            drawn, outcome = attempts.check(model, row.seed, row.answer)
+    row = attempts.record(
+        session, user_id, drawn, body.answer, outcome, body.duration_ms, body.idempotency_key
+    )
+    if row.answer != body.answer or row.seed != drawn.seed:  # a resend: the first
+        drawn, outcome = attempts.check(model, row.seed, row.answer)
     view = present(renderer, card, drawn.seed)
     return AttemptOut(
         id=row.id,
@@ -108,7 +107,7 @@ def attempt_page(
     card: CardDep,
     templates: TemplatesDep,
     renderer: RendererDep,
-    database: DatabaseDep,
+    session: WriteSessionDep,
     user_id: UserDep,
     answer: Annotated[str, Form(), CLEAN] = "",
     seed: Annotated[int | None, Form(ge=0, le=engine.MAX_SEED)] = None,
@@ -120,8 +119,7 @@ def attempt_page(
     error, verdict = None, None
     try:
         drawn, outcome = attempts.check(model, seed, answer)
-        with database.write_session() as session:
-            attempts.record(session, user_id, drawn, answer, outcome, None)
+        attempts.record(session, user_id, drawn, answer, outcome, None)
         verdict = {"correct": outcome.correct, "message": message(outcome, drawn)}
     except FieldError as problem:
         error = problem.message

@@ -1,13 +1,14 @@
 """Fitting FSRS's parameters to the user: POST /api/srs/optimize, and the settings page's button."""
 
-from typing import Any
+from datetime import datetime
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from app.srs import optimizer
-from app.web.deps import DatabaseDep, NowDep, UserDep
+from app.web.deps import NowDep, UserDep, WriteSessionDep
 
 router = APIRouter()
 
@@ -21,11 +22,11 @@ class FitOut(BaseModel):
     rmse_after: float
 
 
-def run_fit(database: Any, user_id: int, now: Any) -> optimizer.Fit:
-    """Fit in one write transaction; 409 with how many reviews are needed when too few."""
+def run_fit(session: Session, user_id: int, now: datetime) -> optimizer.Fit:
+    """Fit in the request's write transaction; 409 with how many reviews are needed when too
+    few (nothing is written then)."""
     try:
-        with database.write_session() as session:
-            return optimizer.fit(session, user_id, now)
+        return optimizer.fit(session, user_id, now)
     except optimizer.NotEnoughHistory as error:
         raise HTTPException(409, str(error)) from None
 
@@ -35,10 +36,10 @@ def run_fit(database: Any, user_id: int, now: Any) -> optimizer.Fit:
     tags=["review"],
     responses={409: {"description": "Not enough reviews yet", "content": {"application/json": {}}}},
 )
-def optimize_api(database: DatabaseDep, user_id: UserDep, now: NowDep) -> FitOut:
+def optimize_api(session: WriteSessionDep, user_id: UserDep, now: NowDep) -> FitOut:
     """Fit FSRS's parameters to your reviews and keep them if they predict your recall better
     (log loss and RMSE on the later fifth of your history, which the fit did not see)."""
-    fit = run_fit(database, user_id, now)
+    fit = run_fit(session, user_id, now)
     return FitOut(
         parameters=list(fit.parameters),
         reviews_used=fit.reviews_used,
@@ -50,10 +51,10 @@ def optimize_api(database: DatabaseDep, user_id: UserDep, now: NowDep) -> FitOut
 
 
 @router.post("/settings/optimize", include_in_schema=False)
-def optimize_form(database: DatabaseDep, user_id: UserDep, now: NowDep) -> RedirectResponse:
+def optimize_form(session: WriteSessionDep, user_id: UserDep, now: NowDep) -> RedirectResponse:
     """The settings page's button: fit, then back to the page with an outcome code."""
     try:
-        fit = run_fit(database, user_id, now)
+        fit = run_fit(session, user_id, now)
     except HTTPException:
         return RedirectResponse("/settings?optimize=few#memory", status_code=303)
     outcome = "better" if fit.improved else "kept"

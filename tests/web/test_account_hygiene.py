@@ -248,11 +248,15 @@ def test_housekeeping_deletes_ended_sessions_expired_tokens_and_old_attempts(
     TestClient(client.app).post("/login", data={"username": "ada", "password": "wrong one"})
     database, rules = client.app.state.database, client.app.state.auth_policy  # type: ignore[attr-defined]
     clock.advance(hours=2)
-    assert accounts.housekeeping(database, clock.now, rules) == {
+    with database.write_session() as session:
+        tidied = accounts.housekeeping(session, clock.now, rules)
+    assert tidied == {
         "sessions": 1, "tokens": 0, "attempts": 0,
     }  # fmt: skip
     clock.advance(days=1)
-    assert accounts.housekeeping(database, clock.now, rules) == {
+    with database.write_session() as session:
+        tidied = accounts.housekeeping(session, clock.now, rules)
+    assert tidied == {
         "sessions": 0, "tokens": 1, "attempts": 2,  # the registration and the failed sign-in
     }  # fmt: skip
     assert rows(client, select(func.count()).select_from(ApiToken)) == 1

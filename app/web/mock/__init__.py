@@ -24,17 +24,17 @@ from app.srs.days import as_utc
 from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING, RATING_NAMES
 from app.web.deps import (
     CatalogDep,
-    DatabaseDep,
     FuzzDep,
     NowDep,
     QuotasDep,
     SessionDep,
     TemplatesDep,
     UserDep,
+    WriteSessionDep,
 )
 from app.web.identity import policy
 from app.web.mock import audio
-from app.web.mock.deps import NOT_FOUND, MockId, OwnMockDep, writing
+from app.web.mock.deps import NOT_FOUND, MockId, MockToChangeDep, OwnMockDep
 from app.web.mock.schemas import (
     AnswerIn,
     GradeIn,
@@ -56,16 +56,15 @@ router = APIRouter()
 
 @router.post("/api/mock", status_code=201, tags=["mock"])
 def create_api(
-    body: MockIn, database: DatabaseDep, catalog: CatalogDep, user_id: UserDep, now: NowDep,
+    body: MockIn, session: WriteSessionDep, catalog: CatalogDep, user_id: UserDep, now: NowDep,
     limits: QuotasDep,
 ) -> MockOut:  # fmt: skip
     """Start a session: a preset ("infra": 4 × 10 min; "lightning": 6 × 3 min) or custom.
 
     429 past the server's mock interviews per user per 24 hours."""
-    with database.write_session() as session:
-        quotas.check_mock_session(session, user_id, now, limits)
-        mock = mocks.create(session, user_id, catalog, now, **body.model_dump())
-        return MockOut.of(mock, mocks.questions(session, mock), catalog, now)
+    quotas.check_mock_session(session, user_id, now, limits)
+    mock = mocks.create(session, user_id, catalog, now, **body.model_dump())
+    return MockOut.of(mock, mocks.questions(session, mock), catalog, now)
 
 
 @router.get("/api/mock", tags=["mock"])
@@ -81,90 +80,80 @@ def get_api(mock: OwnMockDep, session: SessionDep, catalog: CatalogDep, now: Now
 
 @router.post("/api/mock/{mock_id}/start", tags=["mock"], responses=NOT_FOUND)
 def start_api(
-    mock_id: MockId, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep,
+    mock: MockToChangeDep, session: WriteSessionDep, catalog: CatalogDep, now: NowDep,
     body: Annotated[StartIn | None, Body()] = None,
 ) -> MockOut:  # fmt: skip
     """Start the next question: its deadline is fixed now, on the server."""
-    with writing(database, user_id, mock_id) as (session, mock):
-        qs = flow.start(session, mock, catalog, now, body.position if body else None)
-        return MockOut.of(mock, qs, catalog, now)
+    qs = flow.start(session, mock, catalog, now, body.position if body else None)
+    return MockOut.of(mock, qs, catalog, now)
 
 
 @router.put("/api/mock/{mock_id}/answer", tags=["mock"], responses=NOT_FOUND)
 def save_api(
-    mock_id: MockId, body: AnswerIn, database: DatabaseDep, user_id: UserDep,
+    mock: MockToChangeDep, body: AnswerIn, session: WriteSessionDep,
     catalog: CatalogDep, now: NowDep,
 ) -> SavedOut:  # fmt: skip
     """Autosave the answer being written.
 
     409 once the deadline and a short grace have passed: the last saved text is kept.
     """
-    with writing(database, user_id, mock_id) as (session, mock):
-        question = flow.autosave(session, mock, catalog, now, body.part, body.text)
-        return SavedOut.of(question, now)
+    question = flow.autosave(session, mock, catalog, now, body.part, body.text)
+    return SavedOut.of(question, now)
 
 
 @router.post("/api/mock/{mock_id}/submit", tags=["mock"], responses=NOT_FOUND)
 def submit_api(
-    mock_id: MockId, body: SubmitIn, database: DatabaseDep, user_id: UserDep,
+    mock: MockToChangeDep, body: SubmitIn, session: WriteSessionDep,
     catalog: CatalogDep, now: NowDep,
 ) -> MockOut:  # fmt: skip
     """Hand in the current answer; the follow-up, if any, starts with its own clock."""
-    with writing(database, user_id, mock_id) as (session, mock):
-        qs = flow.submit(session, mock, catalog, now, body.position, body.part, body.text)
-        return MockOut.of(mock, qs, catalog, now)
+    qs = flow.submit(session, mock, catalog, now, body.position, body.part, body.text)
+    return MockOut.of(mock, qs, catalog, now)
 
 
 @router.post("/api/mock/{mock_id}/grade", tags=["mock"], responses=NOT_FOUND)
 def grade_api(
-    mock_id: MockId, body: GradeIn, database: DatabaseDep, user_id: UserDep,
+    mock: MockToChangeDep, body: GradeIn, session: WriteSessionDep,
     catalog: CatalogDep, now: NowDep, fuzz: FuzzDep,
 ) -> MockOut:  # fmt: skip
     """Confirm the rubric points made and rate the answer (an FSRS review, source "mock")."""
-    with writing(database, user_id, mock_id) as (session, mock):
-        qs = flow.grade(
-            session, mock, catalog, now, body.points, body.rating, body.position, fuzz=fuzz
-        )
-        return MockOut.of(mock, qs, catalog, now)
+    qs = flow.grade(session, mock, catalog, now, body.points, body.rating, body.position, fuzz=fuzz)
+    return MockOut.of(mock, qs, catalog, now)
 
 
 @router.post("/api/mock/{mock_id}/abandon", tags=["mock"], responses=NOT_FOUND)
 def abandon_api(
-    mock_id: MockId, database: DatabaseDep, user_id: UserDep, catalog: CatalogDep, now: NowDep
+    mock: MockToChangeDep, session: WriteSessionDep, catalog: CatalogDep, now: NowDep
 ) -> MockOut:
-    with writing(database, user_id, mock_id) as (session, mock):
-        qs = flow.abandon(session, mock, catalog, now)
-        return MockOut.of(mock, qs, catalog, now)
+    qs = flow.abandon(session, mock, catalog, now)
+    return MockOut.of(mock, qs, catalog, now)
 
 
 @router.delete("/api/mock/{mock_id}", status_code=204, tags=["mock"], responses=NOT_FOUND)
-def delete_api(mock_id: MockId, database: DatabaseDep, user_id: UserDep) -> Response:
+def delete_api(mock: MockToChangeDep, session: WriteSessionDep) -> Response:
     """Delete a session with its answers and their recordings; its reviews stay in the log."""
-    with writing(database, user_id, mock_id) as (session, mock):
-        voice.delete_session(session, mock)
+    voice.delete_session(session, mock)
     return Response(status_code=204)
 
 
 @router.post("/api/mock/{mock_id}/pair", status_code=201, tags=["mock"], responses=NOT_FOUND)
 def pair_api(
-    mock_id: MockId, request: Request, database: DatabaseDep, user_id: UserDep, now: NowDep
+    mock: MockToChangeDep, request: Request, session: WriteSessionDep, now: NowDep
 ) -> PairLinkOut:
     """Open a link for a friend to interview you: it shows them the current question with its
     model answer, rubric and follow-ups, and lets them mark points, choose the follow-up and
     propose a rating. It works until the session ends, for 24 hours at most, or until
     revoked; a new link replaces the old. 409 once the session has ended."""
     secret = new_secret()
-    with writing(database, user_id, mock_id) as (session, mock):
-        link = pairing.open_link(session, mock, digest(secret, policy(request).key), now)
-        expires_at = as_utc(link.expires_at)
+    link = pairing.open_link(session, mock, digest(secret, policy(request).key), now)
+    expires_at = as_utc(link.expires_at)
     return PairLinkOut(invite_url=f"/pair/{secret}", expires_at=expires_at)
 
 
 @router.delete("/api/mock/{mock_id}/pair", status_code=204, tags=["mock"], responses=NOT_FOUND)
-def unpair_api(mock_id: MockId, database: DatabaseDep, user_id: UserDep) -> Response:
+def unpair_api(mock: MockToChangeDep, session: WriteSessionDep) -> Response:
     """Revoke the session's interviewer link, if it has one: it opens nothing any more."""
-    with writing(database, user_id, mock_id) as (session, mock):
-        pairing.revoke(session, mock)
+    pairing.revoke(session, mock)
     return Response(status_code=204)
 
 
@@ -222,7 +211,7 @@ FORM_ERRORS = {
 def create_page(
     request: Request,
     templates: TemplatesDep,
-    database: DatabaseDep,
+    session: WriteSessionDep,
     catalog: CatalogDep,
     user_id: UserDep,
     now: NowDep,
@@ -247,9 +236,8 @@ def create_page(
     status = None
     try:
         body = MockIn.model_validate(form, strict=False)  # form fields arrive as text
-        with database.write_session() as session:
-            quotas.check_mock_session(session, user_id, now, limits)
-            mock = mocks.create(session, user_id, catalog, now, **body.model_dump())
+        quotas.check_mock_session(session, user_id, now, limits)  # refused before any write
+        mock = mocks.create(session, user_id, catalog, now, **body.model_dump())
         return RedirectResponse(f"/mock/{mock.id}", status_code=303)
     except ValidationError as error:
         for problem in error.errors():
@@ -325,9 +313,8 @@ def session_page(
 
 
 @router.post("/mock/{mock_id}/delete", include_in_schema=False)
-def delete_page(mock_id: MockId, database: DatabaseDep, user_id: UserDep) -> RedirectResponse:
-    with writing(database, user_id, mock_id) as (session, mock):
-        voice.delete_session(session, mock)
+def delete_page(mock: MockToChangeDep, session: WriteSessionDep) -> RedirectResponse:
+    voice.delete_session(session, mock)
     return RedirectResponse("/mock/history", status_code=303)
 
 
@@ -335,8 +322,8 @@ def delete_page(mock_id: MockId, database: DatabaseDep, user_id: UserDep) -> Red
 def act_page(
     mock_id: MockId,
     action: Literal["start", "submit", "grade", "abandon"],
-    database: DatabaseDep,
-    user_id: UserDep,
+    mock: MockToChangeDep,
+    session: WriteSessionDep,
     catalog: CatalogDep,
     now: NowDep,
     fuzz: FuzzDep,
@@ -351,8 +338,8 @@ def act_page(
         raise HTTPException(status_code=422, detail="Say which answer is submitted.")
     if action == "grade" and rating is None:
         return RedirectResponse(f"/mock/{mock_id}?error=rating", status_code=303)
-    try:
-        with writing(database, user_id, mock_id) as (session, mock):
+    try:  # a refused step is rolled back whole (its savepoint), and the page says why
+        with session.begin_nested():
             if action == "start":
                 flow.start(session, mock, catalog, now, position)
             elif action == "submit":

@@ -8,7 +8,7 @@ from fastapi.responses import RedirectResponse
 
 from app.errors import FieldError
 from app.plan import service
-from app.web.deps import CatalogDep, DatabaseDep, NowDep, SessionDep, UserDep
+from app.web.deps import CatalogDep, NowDep, SessionDep, UserDep, WriteSessionDep
 from app.web.plan.panel import plan_cache
 from app.web.plan.schemas import PlanIn, PlanOut
 
@@ -36,31 +36,28 @@ def get_plan(
 def put_plan(
     request: Request,
     body: PlanIn,
-    database: DatabaseDep,
+    session: WriteSessionDep,
     catalog: CatalogDep,
     user_id: UserDep,
     now: NowDep,
 ) -> PlanOut:
     """Set or move the loop date; 422 names a date not in the future, bad minutes or topics."""
-    with database.write_session() as session:
-        service.save(session, user_id, catalog, now, **body.model_dump())
-    with database.read_session() as session:
-        found = service.compute(session, user_id, catalog, now, plan_cache(request))
+    service.save(session, user_id, catalog, now, **body.model_dump())
+    found = service.compute(session, user_id, catalog, now, plan_cache(request))
     assert found is not None  # just saved, in the future
     return PlanOut.of(*found)
 
 
 @router.delete("/api/plan", status_code=204, tags=["plan"])
-def delete_plan(database: DatabaseDep, user_id: UserDep) -> Response:
+def delete_plan(session: WriteSessionDep, user_id: UserDep) -> Response:
     """Forget the loop date; reviews go back to the daily limits of the settings."""
-    with database.write_session() as session:
-        service.delete(session, user_id)
+    service.delete(session, user_id)
     return Response(status_code=204)
 
 
 @router.post("/plan", include_in_schema=False)
 def plan_form(
-    database: DatabaseDep,
+    session: WriteSessionDep,
     catalog: CatalogDep,
     user_id: UserDep,
     now: NowDep,
@@ -71,22 +68,21 @@ def plan_form(
 ) -> RedirectResponse:
     """The form on the home and settings pages: save (or clear) and go back, with a code."""
     target = back if back in _BACK else "/"
-    with database.write_session() as session:
-        if clear:
-            service.delete(session, user_id)
-            return RedirectResponse(f"{target}?plan=cleared#plan", status_code=303)
-        try:
-            day = date.fromisoformat(loop_date.strip())
-        except ValueError:
-            return RedirectResponse(f"{target}?plan_error=date#plan", status_code=303)
-        try:
-            minutes = int(daily_minutes.strip())
-        except ValueError:
-            return RedirectResponse(f"{target}?plan_error=daily_minutes#plan", status_code=303)
-        try:
-            service.save(session, user_id, catalog, now, loop_date=day, daily_minutes=minutes,
-                         topics=None)  # fmt: skip
-        except FieldError as error:
-            code = error.code if error.field == "loop_date" else error.field
-            return RedirectResponse(f"{target}?plan_error={code}#plan", status_code=303)
+    if clear:
+        service.delete(session, user_id)
+        return RedirectResponse(f"{target}?plan=cleared#plan", status_code=303)
+    try:
+        day = date.fromisoformat(loop_date.strip())
+    except ValueError:
+        return RedirectResponse(f"{target}?plan_error=date#plan", status_code=303)
+    try:
+        minutes = int(daily_minutes.strip())
+    except ValueError:
+        return RedirectResponse(f"{target}?plan_error=daily_minutes#plan", status_code=303)
+    try:
+        service.save(session, user_id, catalog, now, loop_date=day, daily_minutes=minutes,
+                     topics=None)  # fmt: skip
+    except FieldError as error:
+        code = error.code if error.field == "loop_date" else error.field
+        return RedirectResponse(f"{target}?plan_error={code}#plan", status_code=303)
     return RedirectResponse(f"{target}?plan=saved#plan", status_code=303)

@@ -11,7 +11,6 @@ from sqlalchemy.orm import Session
 
 from app.content.catalog import Catalog
 from app.content.render import Renderer
-from app.db import Database
 from app.drills.present import present_all
 from app.plan import service as plan_service
 from app.plan.service import PlanCache
@@ -29,6 +28,7 @@ from app.web.deps import (
     SessionDep,
     TemplatesDep,
     UserDep,
+    WriteSessionDep,
 )
 from app.web.review.schemas import (
     ExtraIn,
@@ -112,10 +112,9 @@ def queue_out(
 
 
 @router.post("/api/review/undo", tags=["review"], responses={404: {"description": "Nothing"}})
-def undo_api(database: DatabaseDep, user_id: UserDep) -> UndoOut:
+def undo_api(session: WriteSessionDep, user_id: UserDep) -> UndoOut:
     """Take back your latest grade: the card's state and the log are restored."""
-    with database.write_session() as session:
-        undone = review.undo(session, user_id)
+    undone = review.undo(session, user_id)
     if undone is None:
         raise HTTPException(status_code=404, detail="Nothing to undo.")
     return UndoOut(card_id=undone.card_id, rating=undone.rating)
@@ -123,21 +122,19 @@ def undo_api(database: DatabaseDep, user_id: UserDep) -> UndoOut:
 
 def learn_more(
     request: Request,
-    database: Database,
+    session: Session,
     catalog: Catalog,
     user_id: int,
     now: datetime,
     count: int,
 ) -> ExtraOut:
     """Add `count` unseen cards to today's queue; the day's extra total and the new count."""
-    with database.write_session() as session:
-        settings = srs_settings.load(session, user_id)
-        day = study_day(now, settings.timezone, settings.day_boundary_hour)
-        total = extra.add(session, user_id, day, count)
-    with database.read_session() as session:
-        cache = request.app.state.plan_cache
-        planned = plan_service.today(session, user_id, catalog, now, cache, settings)
-        built = queue.build(session, user_id, catalog, settings, now, limit=1, planned=planned)
+    settings = srs_settings.load(session, user_id)
+    day = study_day(now, settings.timezone, settings.day_boundary_hour)
+    total = extra.add(session, user_id, day, count)
+    cache = request.app.state.plan_cache
+    planned = plan_service.today(session, user_id, catalog, now, cache, settings)
+    built = queue.build(session, user_id, catalog, settings, now, limit=1, planned=planned)
     return ExtraOut(extra_today=total, new_count=built.new_count)
 
 
@@ -145,7 +142,7 @@ def learn_more(
 def extra_api(
     request: Request,
     body: ExtraIn,
-    database: DatabaseDep,
+    session: WriteSessionDep,
     catalog: CatalogDep,
     user_id: UserDep,
     now: NowDep,
@@ -153,13 +150,13 @@ def extra_api(
     """Learn more today: add `new_cards` unseen cards (1 to 50) to today's queue, with or
     without a plan, on top of the daily limit or the plan's share. Requests add up for the
     day; the answer gives the day's extra total and the new cards now in the queue."""
-    return learn_more(request, database, catalog, user_id, now, body.new_cards)
+    return learn_more(request, session, catalog, user_id, now, body.new_cards)
 
 
 @router.post("/review-extra", include_in_schema=False)
 def extra_form(
     request: Request,
-    database: DatabaseDep,
+    session: WriteSessionDep,
     catalog: CatalogDep,
     user_id: UserDep,
     now: NowDep,
@@ -176,7 +173,7 @@ def extra_form(
     if not low <= count <= high:
         joiner = "&" if "?" in target else "?"
         return RedirectResponse(f"{target}{joiner}more_error=1#learn-more", status_code=303)
-    learn_more(request, database, catalog, user_id, now, count)
+    learn_more(request, session, catalog, user_id, now, count)
     return RedirectResponse(target, status_code=303)
 
 
@@ -184,7 +181,7 @@ def extra_form(
 def grade_api(
     card: CardDep,
     body: GradeIn,
-    database: DatabaseDep,
+    session: WriteSessionDep,
     user_id: UserDep,
     now: NowDep,
     fuzz: FuzzDep,
@@ -196,7 +193,7 @@ def grade_api(
     in your time zone. Grades apply in time order: one older than the card's latest review
     is refused with 409 and changes nothing (the card already reflects a later review).
     """
-    result = submit.submit(database, user_id, card.id, body.to_grade(), now, fuzz=fuzz)
+    result = submit.submit(session, user_id, card.id, body.to_grade(), now, fuzz=fuzz)
     return GradeOut.of(result)
 
 
@@ -269,7 +266,7 @@ def review_page(
 @router.post("/review/{card_id}", include_in_schema=False, responses=NOT_FOUND)
 def grade_form(
     card: CardDep,
-    database: DatabaseDep,
+    session: WriteSessionDep,
     user_id: UserDep,
     now: NowDep,
     fuzz: FuzzDep,
@@ -280,13 +277,12 @@ def grade_form(
 ) -> RedirectResponse:
     """The grade buttons without JavaScript: grade, then back to where the user was."""
     grade = submit.Grade(rating=rating, idempotency_key=idempotency_key, source=source)
-    submit.submit(database, user_id, card.id, grade, now, fuzz=fuzz)
+    submit.submit(session, user_id, card.id, grade, now, fuzz=fuzz)
     return RedirectResponse(safe_next(next, "/review"), status_code=303)
 
 
 @router.post("/review-undo", include_in_schema=False)
-def undo_form(database: DatabaseDep, user_id: UserDep) -> RedirectResponse:
-    with database.write_session() as session:
-        undone = review.undo(session, user_id)
+def undo_form(session: WriteSessionDep, user_id: UserDep) -> RedirectResponse:
+    undone = review.undo(session, user_id)
     target = f"/review?card={undone.card_id}" if undone else "/review"
     return RedirectResponse(target, status_code=303)

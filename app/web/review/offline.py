@@ -21,12 +21,13 @@ from app.srs import offline, submit
 from app.srs import settings as srs_settings
 from app.web.deps import (
     CatalogDep,
-    DatabaseDep,
     FuzzDep,
     NowDep,
     RendererDep,
+    SessionDep,
     TemplatesDep,
     UserDep,
+    WriteSessionDep,
 )
 from app.web.errors import error_detail
 from app.web.review.schemas import GradeIn, GradeOut
@@ -161,7 +162,7 @@ class OfflineOut(BaseModel):
 def offline_api(
     request: Request,
     catalog: CatalogDep,
-    database: DatabaseDep,
+    session: SessionDep,
     templates: TemplatesDep,
     renderer: RendererDep,
     user_id: UserDep,
@@ -171,20 +172,19 @@ def offline_api(
 ) -> Response:
     """Today's queue and the cards due in the next days, with what the review page needs to
     review them offline: each card's HTML, its FSRS state and the scheduler's parameters."""
-    with database.read_session() as session:
-        settings = srs_settings.load(session, user_id)
-        cache = request.app.state.plan_cache
-        planned = plan_service.today(session, user_id, catalog, now, cache, settings)
-        snapshot = offline.build(
-            session.connection(),
-            user_id,
-            catalog,
-            settings,
-            now,
-            days=days,
-            limit=limit,
-            planned=planned,
-        )
+    settings = srs_settings.load(session, user_id)
+    cache = request.app.state.plan_cache
+    planned = plan_service.today(session, user_id, catalog, now, cache, settings)
+    snapshot = offline.build(
+        session.connection(),
+        user_id,
+        catalog,
+        settings,
+        now,
+        days=days,
+        limit=limit,
+        planned=planned,
+    )
     card_template = templates.get_template("cards/_card.html")
     per_request = request_context(request)  # outside TemplateResponse: added by hand
     cards = []
@@ -269,7 +269,7 @@ def sync_api(
     request: Request,
     body: SyncIn,
     catalog: CatalogDep,
-    database: DatabaseDep,
+    session: WriteSessionDep,
     user_id: UserDep,
     now: NowDep,
     fuzz: FuzzDep,
@@ -277,7 +277,8 @@ def sync_api(
     """Grades given offline, applied in the order sent, each as `POST /api/review/{card_id}`
     would: one result per grade with that endpoint's status (200, 404, 409 or 422) and body.
     Resending a batch whose answer was lost records nothing twice (idempotency keys). A grade
-    whose `owner` is not the signed-in account's is refused with 409."""
+    whose `owner` is not the signed-in account's is refused with 409. The batch is one write
+    transaction; a refused grade changes nothing (app.srs.submit grades in a savepoint)."""
     results = []
     owner = owner_of(request, user_id)
     for raw in body.grades:
@@ -295,7 +296,7 @@ def sync_api(
                 raise ConflictError(message)
             if catalog.card(item.card_id) is None:
                 raise NotFoundError(f"No card '{item.card_id}'.")
-            graded = submit.submit(database, user_id, item.card_id, item.to_grade(), now, fuzz=fuzz)
+            graded = submit.submit(session, user_id, item.card_id, item.to_grade(), now, fuzz=fuzz)
             result.grade = GradeOut.of(graded)
         except ValidationError as error:
             result.status = 422

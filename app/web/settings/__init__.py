@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.srs import settings as srs_settings
-from app.web.deps import DatabaseDep, SessionDep, TemplatesDep, UserDep
+from app.web.deps import SessionDep, TemplatesDep, UserDep, WriteSessionDep
 from app.web.settings.context import Outcome, sentence, settings_page
 from app.web.text import CLEAN, CleanText
 
@@ -55,12 +55,11 @@ def get_settings_api(session: SessionDep, user_id: UserDep) -> ReviewSettingsOut
 
 @router.put("/api/settings/review", tags=["review"])
 def put_settings_api(
-    body: ReviewSettingsIn, database: DatabaseDep, user_id: UserDep
+    body: ReviewSettingsIn, session: WriteSessionDep, user_id: UserDep
 ) -> ReviewSettingsOut:
     """Change review settings; fields left out keep their values."""
-    with database.write_session() as session:  # a refused value: 422 naming its field
-        saved = srs_settings.save(session, user_id, body.model_dump(exclude_none=True))
-        return ReviewSettingsOut(**asdict(saved))
+    saved = srs_settings.save(session, user_id, body.model_dump(exclude_none=True))
+    return ReviewSettingsOut(**asdict(saved))  # a refused value: 422 naming its field
 
 
 @router.get("/settings", response_class=HTMLResponse, include_in_schema=False)
@@ -77,8 +76,7 @@ def settings_show(
 @router.post("/settings", response_class=HTMLResponse, include_in_schema=False)
 def settings_form(
     request: Request,
-    database: DatabaseDep,
-    session: SessionDep,
+    session: WriteSessionDep,
     templates: TemplatesDep,
     user_id: UserDep,
     desired_retention: Annotated[str, Form(max_length=64), CLEAN],
@@ -103,8 +101,7 @@ def settings_form(
     if errors:
         outcome = Outcome(values=typed, errors=errors)
         return settings_page(request, templates, session, user_id, outcome, status=422)
-    with database.write_session() as session:
-        srs_settings.save(session, user_id, changes)
+    srs_settings.save(session, user_id, changes)
     return RedirectResponse("/settings?saved=1", status_code=303)
 
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.auth import accounts
 from app.auth.passwords import PasswordRejected
-from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep
+from app.web.deps import DatabaseDep, NowDep, SessionDep, TemplatesDep, UserDep, WriteSessionDep
 from app.web.identity import BrowserOnly, identify, policy
 from app.web.security import AccountsOnly, client_of, log_event
 from app.web.settings.context import Outcome, sentence, settings_page
@@ -96,20 +96,19 @@ def list_tokens(session: SessionDep, user_id: UserDep) -> list[TokenOut]:
 
 @router.post("/api/auth/tokens", status_code=201, tags=["accounts"], dependencies=[BrowserOnly])
 def create_token_api(
-    request: Request, body: TokenIn, database: DatabaseDep, user_id: UserDep, now: NowDep
+    request: Request, body: TokenIn, session: WriteSessionDep, user_id: UserDep, now: NowDep
 ) -> NewTokenOut:
     """A new token for scripts: send it as `Authorization: Bearer <token>`.
 
     Only from a signed-in browser session (403 with a bearer token)."""
-    with database.write_session() as session:  # a refused name or term: 422 naming the field
-        secret, row = accounts.create_token(
-            session, user_id, body.name, now, policy(request), body.expires_in_days
-        )
-        out = NewTokenOut(
-            id=row.id, name=row.name, created_at=row.created_at.isoformat(),
-            last_used_at=None, token=secret,
-            expires_at=row.expires_at.isoformat() if row.expires_at else None,
-        )  # fmt: skip
+    secret, row = accounts.create_token(  # a refused name or term: 422 naming the field
+        session, user_id, body.name, now, policy(request), body.expires_in_days
+    )
+    out = NewTokenOut(
+        id=row.id, name=row.name, created_at=row.created_at.isoformat(),
+        last_used_at=None, token=secret,
+        expires_at=row.expires_at.isoformat() if row.expires_at else None,
+    )  # fmt: skip
     log_event("API token created", request.scope, user_id=user_id, token_id=out.id)
     return out
 
@@ -118,12 +117,11 @@ def create_token_api(
     "/api/auth/tokens/{token_id}", status_code=204, tags=["accounts"], dependencies=[BrowserOnly]
 )
 def revoke_token_api(
-    request: Request, token_id: TokenId, database: DatabaseDep, user_id: UserDep
+    request: Request, token_id: TokenId, session: WriteSessionDep, user_id: UserDep
 ) -> Response:
     """Only from a signed-in browser session (403 with a bearer token)."""
-    with database.write_session() as session:
-        if not accounts.revoke_token(session, user_id, token_id):
-            raise HTTPException(status_code=404, detail=f"No token {token_id} of yours.")
+    if not accounts.revoke_token(session, user_id, token_id):
+        raise HTTPException(status_code=404, detail=f"No token {token_id} of yours.")
     log_event("API token revoked", request.scope, user_id=user_id, token_id=token_id)
     return Response(status_code=204)
 
@@ -132,18 +130,16 @@ def revoke_token_api(
 def create_token_form(
     request: Request,
     templates: TemplatesDep,
-    database: DatabaseDep,
-    session: SessionDep,
+    session: WriteSessionDep,
     user_id: UserDep,
     now: NowDep,
     name: Annotated[str, Form(max_length=200), CLEAN] = "",
     expires_in_days: Annotated[str, Form(max_length=8)] = "",
 ) -> Response:
     days = int(expires_in_days) if expires_in_days.strip().isdigit() else None
-    try:
-        with database.write_session() as writing:
-            secret, row = accounts.create_token(writing, user_id, name, now, policy(request), days)
-            token_id = row.id
+    try:  # refused before anything is written
+        secret, row = accounts.create_token(session, user_id, name, now, policy(request), days)
+        token_id = row.id
     except accounts.AccountError as error:
         outcome = Outcome(token_error=sentence(error.message))
         return settings_page(request, templates, session, user_id, outcome, status=422)
@@ -154,10 +150,9 @@ def create_token_form(
 
 @router.post("/settings/tokens/{token_id}/revoke", include_in_schema=False)
 def revoke_token_form(
-    request: Request, token_id: TokenId, database: DatabaseDep, user_id: UserDep
+    request: Request, token_id: TokenId, session: WriteSessionDep, user_id: UserDep
 ) -> Response:
-    with database.write_session() as session:
-        revoked = accounts.revoke_token(session, user_id, token_id)
+    revoked = accounts.revoke_token(session, user_id, token_id)
     if revoked:
         log_event("API token revoked", request.scope, user_id=user_id, token_id=token_id)
     return RedirectResponse("/settings#tokens", status_code=303)

@@ -7,25 +7,25 @@ from typing import Annotated
 from fastapi import APIRouter, File, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel
+from sqlalchemy.orm import Session
 
 from app import quotas
 from app.datasafety import anki, document
 from app.datasafety.document import DocumentError, ExportDocument
 from app.datasafety.export import export_user
 from app.datasafety.importing import ImportSummary, import_document
-from app.db import Database
 from app.errors import TooLargeError
 from app.models import User
 from app.quotas import Quotas
 from app.web.deps import (
     CatalogDep,
-    DatabaseDep,
     NowDep,
     QuotasDep,
     RendererDep,
     SessionDep,
     TemplatesDep,
     UserDep,
+    WriteSessionDep,
 )
 from app.web.settings.context import ImportResult, Outcome, settings_page
 
@@ -67,10 +67,11 @@ def export_api(session: SessionDep, user_id: UserDep, now: NowDep) -> Response:
 
 
 def _run_import(
-    database: Database, user_id: int, exported: ExportDocument, now: datetime, limits: Quotas
+    session: Session, user_id: int, exported: ExportDocument, now: datetime, limits: Quotas
 ) -> ImportSummary:
-    """One transaction: a file refused by a cap (imports per day, stored audio) writes nothing."""
-    with database.write_session() as session:
+    """All or nothing: a file refused by a cap (imports per day, stored audio) writes nothing,
+    in a savepoint of the request's transaction, so the page that says so can still be shown."""
+    with session.begin_nested():
         quotas.claim_import(session, user_id, now, limits)
         summary = import_document(session, user_id, exported)
         quotas.check_audio(session, user_id, 0, limits)
@@ -79,7 +80,11 @@ def _run_import(
 
 @router.post("/api/import", tags=["data"])
 def import_api(
-    body: ExportDocument, database: DatabaseDep, user_id: UserDep, now: NowDep, limits: QuotasDep
+    body: ExportDocument,
+    session: WriteSessionDep,
+    user_id: UserDep,
+    now: NowDep,
+    limits: QuotasDep,
 ) -> ImportOut:
     """Merge an export (the document GET /api/export gives) into your data, in one transaction.
 
@@ -87,7 +92,7 @@ def import_api(
     reviewed on both sides keeps the state of its latest review. A file that is not a valid
     export is refused with 422 and nothing is written; past the server's imports per day
     (429) or its cap on stored audio (413), likewise."""
-    summary = _run_import(database, user_id, body, now, limits)
+    summary = _run_import(session, user_id, body, now, limits)
     return ImportOut(added=summary.added, kept=summary.kept, message=summary.describe())
 
 
@@ -109,8 +114,7 @@ def anki_export(
 @router.post("/settings/import", response_class=HTMLResponse, include_in_schema=False)
 def import_form(
     request: Request,
-    session: SessionDep,
-    database: DatabaseDep,
+    session: WriteSessionDep,
     templates: TemplatesDep,
     user_id: UserDep,
     now: NowDep,
@@ -119,7 +123,7 @@ def import_form(
 ) -> HTMLResponse:
     """The settings page's upload: the page again, with what was imported or why not."""
     try:
-        summary = _run_import(database, user_id, document.parse(_uploaded(file)), now, limits)
+        summary = _run_import(session, user_id, document.parse(_uploaded(file)), now, limits)
         status, result = 200, ImportResult(ok=True, message=summary.describe())
     except (DocumentError, TooLargeError, quotas.QuotaExceeded) as error:
         status = error.status  # 422, 413 for a file or audio over a limit, 429 past a count
