@@ -119,6 +119,12 @@ def load_runs(server: BenchServer, duration: float, connections: int) -> list[Ru
         ),
         run("queue", f"GET  /api/review/queue, {len(cards)} overdue", 0.40, "/api/review/queue"),
         run(
+            "queue_plain",
+            "GET  the same queue, read the plain way",
+            None,
+            "/bench/plain/queue",
+        ),
+        run(
             "review",
             "POST /api/review/{card}, a fresh key each",
             0.15,
@@ -133,6 +139,15 @@ def load_runs(server: BenchServer, duration: float, connections: int) -> list[Ru
             "/api/labs/memory",
             script="post.lua",
             script_args=(json.dumps(LAB_BODY),),
+        ),
+        run(
+            "topic_plain",
+            "GET  topic pages rendered per request",
+            None,
+            "/",
+            script="paths.lua",
+            script_args=(pages.replace("/topics/", "/bench/plain/topics/"),),
+            headers=browser,
         ),
         run("hello_last", "GET  /bench/hello (baseline, last)", None, "/bench/hello"),
     ]
