@@ -13,7 +13,7 @@ text that explains them.
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, DateTime, bindparam, text
+from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
 from app.content.catalog import Catalog
@@ -29,10 +29,8 @@ _FIRST_REVIEW = text("SELECT min(reviewed_at) FROM review_logs WHERE user_id = :
     ReviewLog.__table__.c.reviewed_at  # positional: the min() comes back typed as a moment
 )
 _ANY_MOCK = text("SELECT 1 FROM mock_sessions WHERE user_id = :user_id LIMIT 1")
-_ANSWERED_TODAY = text(
-    "SELECT count(DISTINCT card_id) FROM review_logs"
-    " WHERE user_id = :user_id AND reviewed_at >= :start AND card_id IN :ids"
-).bindparams(bindparam("start", type_=DateTime(timezone=True)), bindparam("ids", expanding=True))
+# While the path shows, every review is today's: the first study day's.
+_ANSWERED = text("SELECT count(DISTINCT card_id) FROM review_logs WHERE user_id = :user_id")
 
 
 @dataclass(frozen=True)
@@ -41,7 +39,7 @@ class FirstWeek:
     topic_title: str
     topic_minutes: int  # to read it
     topic_cards: int
-    answered: int  # of the first topic's cards, answered today
+    answered: int  # cards answered so far (today: the path shows on the first day only)
     lightning_minutes: int  # a lightning mock with its follow-ups
 
     @property
@@ -65,20 +63,17 @@ def first_week(
         return None
     start, _end = today_bounds(now, settings.timezone, settings.day_boundary_hour)
     first = connection.execute(_FIRST_REVIEW, {"user_id": user_id}).scalar()
+    answered = 0
     if first is not None:
         if as_utc(first if isinstance(first, datetime) else datetime.fromisoformat(first)) < start:
             return None
+        answered = int(connection.execute(_ANSWERED, {"user_id": user_id}).scalar() or 0)
     topic = catalog.topics[0]
-    ids = [card.id for card in topic.cards]
-    answered = 0
-    if first is not None and ids:
-        params = {"user_id": user_id, "start": start, "ids": ids}
-        answered = int(connection.execute(_ANSWERED_TODAY, params).scalar() or 0)
     return FirstWeek(
         topic_slug=topic.slug,
         topic_title=topic.title,
         topic_minutes=max(1, -(-topic.word_count // WORDS_A_MINUTE)),
-        topic_cards=len(ids),
+        topic_cards=len(topic.cards),
         answered=answered,
         lightning_minutes=mock_minutes("lightning"),
     )

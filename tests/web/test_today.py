@@ -86,9 +86,10 @@ def test_the_offer_switches_by_a_plain_form_and_goes_back(client: TestClient) ->
     assert switched.status_code == 303 and switched.headers["location"] == "/settings"
     assert client.get("/api/settings/review").json()["timezone"] == "Asia/Tokyo"
     away = {**form, "next": "https://elsewhere.example/"}
-    assert client.post("/settings/timezone", data=away, follow_redirects=False).headers[
-        "location"
-    ] == "/"
+    assert (
+        client.post("/settings/timezone", data=away, follow_redirects=False).headers["location"]
+        == "/"
+    )
     bad = client.post("/settings/timezone", data={**form, "timezone": "Nowhere/Land"})
     assert bad.status_code == 422 and "unknown time zone" in bad.text
     assert "Traceback" not in bad.text
@@ -107,12 +108,13 @@ def test_at_0122_in_berlin_the_countdown_and_the_study_day_are_plain(client: Tes
     assert "Loop in 21 days" in home
     note = "Your study day runs until 4:00; it still counts as Tuesday 1 December."
     assert home.count(note) == 1  # on home once, above today's counts
-    assert "Tue 1 Dec <span class=\"muted\">(today, until 4:00; what is left)</span>" in home
+    assert 'Tue 1 Dec <span class="muted">(today, until 4:00; what is left)</span>' in home
     assert note in client.get("/settings").text  # the settings page's plan says it too
     # The loop cannot be set for the calendar day that has just begun.
-    assert client.put(
-        "/api/plan", json={"loop_date": "2026-12-02", "daily_minutes": 45}
-    ).status_code == 422
+    assert (
+        client.put("/api/plan", json={"loop_date": "2026-12-02", "daily_minutes": 45}).status_code
+        == 422
+    )
 
 
 def test_after_the_boundary_nothing_needs_saying(client: TestClient, clock: FakeClock) -> None:
