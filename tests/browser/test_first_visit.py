@@ -64,6 +64,19 @@ def test_a_first_visit_takes_the_zone_and_shows_where_to_start(browser: Any, ser
         page.reload()
         assert page.locator("section.first-week").count() == 0  # it stays hidden
 
+        # With a loop date: the countdown in calendar days, the first row the study day.
+        token = page.locator('meta[name="csrf-token"]').get_attribute("content")
+        plan = {"loop_date": "2026-12-23", "daily_minutes": 45}
+        saved = page.request.put(f"{server}/api/plan", data=plan, headers={"X-CSRF-Token": token})
+        assert saved.ok, saved.text()
+        page.reload()
+        assert page.get_by_role("heading", name="Loop in 21 days").is_visible()
+        page.locator("details.plan-days summary").click()
+        first_row = page.locator("details.plan-days tbody tr").first.inner_text()
+        assert first_row.startswith("Tue 1 Dec today"), first_row
+        assert fits(page), "the home page with its plan is wider than the phone"
+        screenshot(page, "first-visit-plan-phone")
+
 
 def test_another_zone_later_is_offered_not_taken(browser: Any, server: str) -> None:
     with watched_page(browser, viewport=PHONE, timezone_id="America/Los_Angeles") as page:
