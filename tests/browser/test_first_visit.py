@@ -90,6 +90,9 @@ def test_another_zone_later_is_offered_not_taken(browser: Any, server: str) -> N
         assert stored_zone(page, server) == "America/Los_Angeles"  # offered, not taken
         assert page.locator("section.first-week").is_visible()  # not hidden in this browser
         screenshot(page, "first-visit-zone-offer-desktop")
+        page.set_viewport_size(PHONE)
+        assert fits(page), "the offer is wider than the phone"
+        screenshot(page, "first-visit-zone-offer-phone")
 
         assert page.get_by_text(STILL_YESTERDAY).is_visible()  # still counted in LA time
         offer.get_by_role("button", name="Keep America/Los_Angeles").click()
