@@ -6,6 +6,7 @@ the settings, or the study day. The review queue uses the day's share of it, fix
 start of the study day (`today`), so grading does not move the day's target.
 """
 
+import math
 import statistics
 import threading
 from collections import OrderedDict
@@ -20,12 +21,12 @@ from app.content.catalog import Catalog
 from app.db import connection_of
 from app.errors import FieldError
 from app.models import PLAN_HORIZON_DAYS, PLAN_MINUTES, CardState, StudyPlan
-from app.plan.planner import Pace, Plan, PlanInputs, make_plan
+from app.plan.planner import Pace, Plan, PlanInputs, make_plan, mock_minutes
 from app.plan.readiness import CardMemory
-from app.srs import scheduling
+from app.srs import queue, scheduling
 from app.srs import settings as srs_settings
-from app.srs.days import as_utc, day_start, study_day
-from app.srs.queue import Planned
+from app.srs.days import Today, as_utc, calendar_day, day_start, study_day, today_of
+from app.srs.queue import Planned, Queue
 
 MINUTES = PLAN_MINUTES
 HORIZON_DAYS = PLAN_HORIZON_DAYS
@@ -70,7 +71,9 @@ def save(
 ) -> StoredPlan:
     """Set (or move) the loop date; raises FieldError naming the first bad field."""
     settings = srs_settings.load(session, user_id)
-    today = study_day(now, settings.timezone, settings.day_boundary_hour)
+    # The calendar's today, not the study day: at 01:00 the loop cannot be set for the day
+    # that has just begun, even though the study day is still yesterday's.
+    today = calendar_day(now, settings.timezone)
     if loop_date <= today:
         raise FieldError("loop_date", f"must be after today ({today.isoformat()})", "past")
     if loop_date > today + timedelta(days=HORIZON_DAYS):
@@ -205,6 +208,67 @@ def today(
     planned = Planned(tuple(first.new_ids), tuple(first.ahead_ids))
     cache.put(user_id, "today", key, planned)
     return planned
+
+
+@dataclass(frozen=True)
+class TodaysWork:
+    """Today's queue with the plan's share of it: the one source of today's counts, so the
+    home page, the plan's first row and the review queue say the same at the same moment."""
+
+    today: Today
+    queue: Queue
+    planned: bool  # a plan chose today's new cards and early reviews
+
+
+def todays_work(
+    db: Session | Connection,
+    user_id: int,
+    catalog: Catalog,
+    now: datetime,
+    cache: PlanCache,
+    settings: srs_settings.Settings | None = None,
+    *,
+    topics: set[str] | None = None,
+    limit: int | None = None,
+) -> TodaysWork:
+    """Today's queue (app.srs.queue.build), its new cards and early reviews the plan's when
+    there is one. `limit`: how many items to build (0 for the counts alone)."""
+    connection = connection_of(db)
+    settings = settings or srs_settings.load(connection, user_id)
+    planned = today(connection, user_id, catalog, now, cache, settings)
+    built = queue.build(
+        connection, user_id, catalog, settings, now, topics=topics, limit=limit, planned=planned
+    )
+    day = today_of(now, settings.timezone, settings.day_boundary_hour)
+    return TodaysWork(day, built, planned is not None)
+
+
+@dataclass(frozen=True)
+class DayCounts:
+    """A row of the plan as pages and the API show it."""
+
+    date: date
+    new_cards: int
+    reviews: int
+    minutes: int
+    mock: str | None
+
+
+def rows(plan: Plan, work: TodaysWork) -> list[DayCounts]:
+    """The plan's days, the first one what is left of today as the review queue counts it.
+
+    The walk's first day is its forecast from the morning's state (learning steps due later
+    today included); the queue is what the reviewer will actually be shown, so today's row
+    takes its counts, and its minutes are those counts at the person's pace (with the mock).
+    """
+    first, *later = plan.days
+    due, new = work.queue.due_count, work.queue.new_count
+    seconds = due * plan.pace.seconds_per_review + new * plan.pace.seconds_per_new
+    seconds += mock_minutes(first.mock) * 60 if first.mock else 0
+    today_row = DayCounts(first.date, new, due, math.ceil(seconds / 60 - 1e-9), first.mock)
+    return [today_row] + [
+        DayCounts(d.date, d.new_cards, d.reviews, d.minutes, d.mock) for d in later
+    ]
 
 
 def _inputs(

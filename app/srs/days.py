@@ -4,6 +4,7 @@ With the default boundary of 04:00, a review at 01:30 on Tuesday belongs to Mond
 people study past midnight and expect it to count for the evening they started.
 """
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -28,3 +29,41 @@ def today_bounds(now: datetime, timezone: str, boundary_hour: int) -> tuple[date
     start = day_start(today, timezone, boundary_hour)
     end = day_start(today + timedelta(days=1), timezone, boundary_hour)
     return start, end
+
+
+def calendar_day(moment: datetime, timezone: str) -> date:
+    """The date on the user's wall calendar at `moment` (aware): what a countdown counts from."""
+    return moment.astimezone(ZoneInfo(timezone)).date()
+
+
+@dataclass(frozen=True)
+class Today:
+    """Where `now` stands for the user: the calendar date, the study day, and when it ends."""
+
+    calendar: date
+    study: date
+    ends: datetime  # when the study day ends, in the user's zone
+    boundary_hour: int
+
+    @property
+    def still_yesterday(self) -> bool:
+        """Past midnight but before the boundary hour: the study day is the calendar's
+        yesterday, and the page says so rather than leaving a row dated yesterday unexplained."""
+        return self.study < self.calendar
+
+    def days_to(self, day: date) -> int:
+        """Whole calendar days to `day`: 1 on the eve, 0 on the day. Calendar days, not study
+        days: at 01:22 on 2 December the 23rd is 21 days away, though the study day is still
+        the 1st."""
+        return (day - self.calendar).days
+
+
+def today_of(now: datetime, timezone: str, boundary_hour: int) -> Today:
+    study = study_day(now, timezone, boundary_hour)
+    ends = day_start(study + timedelta(days=1), timezone, boundary_hour)
+    return Today(
+        calendar=calendar_day(now, timezone),
+        study=study,
+        ends=ends.astimezone(ZoneInfo(timezone)),
+        boundary_hour=boundary_hour,
+    )

@@ -106,6 +106,30 @@ def save(session: Session, user_id: int, changes: dict[str, object]) -> Settings
     return new
 
 
+def chosen(db: Session | Connection, user_id: int) -> bool:
+    """Whether the user has any stored review settings: until then every value, the time zone
+    included, is the untouched default, and the browser's zone may be taken for it."""
+    row = connection_of(db).execute(_LOAD, {"user_id": user_id}).first()
+    return row is not None
+
+
+def take_browser_zone(
+    session: Session, user_id: int, name: str, *, first_visit: bool
+) -> tuple[Settings, bool]:
+    """Store the browser's time zone; (the settings, whether the zone changed).
+
+    `first_visit`: only if nothing is stored yet (the page found the default untouched). A
+    zone already stored, chosen or taken, is then kept: the page offers the switch instead,
+    and the person decides. Raises SettingRejected for a name that is not a time zone.
+    """
+    validate({"timezone": name})
+    locks.take_turn(session, user_id)  # two first pages at once: one takes it, one sees it
+    current = load(session, user_id)
+    if (first_visit and chosen(session, user_id)) or current.timezone == name:
+        return current, False
+    return save(session, user_id, {"timezone": name}), True
+
+
 def reschedule_all(
     session: Session,
     user_id: int,

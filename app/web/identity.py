@@ -78,6 +78,12 @@ def set_device_cookie(request: Request, value: str) -> None:
     _add_cookie(request, name, value, DEVICE_DAYS * 86400)
 
 
+def remember_in_browser(request: Request, name: str, value: str, days: int) -> None:
+    """Keep a small choice of this browser's (not a credential) for `days`: sent with the
+    response, HttpOnly and SameSite=Lax like every cookie of ours."""
+    _add_cookie(request, name, value, days * 86400)
+
+
 def _add_cookie(request: Request, name: str, value: str, max_age: int) -> None:
     """Ask the security middleware to send this cookie with the response."""
     header = cookie_header(name, value, secure=is_https(request), max_age=max_age)

@@ -79,6 +79,10 @@ def test_out_of_range_is_a_422(client: TestClient, body: dict[str, object]) -> N
 
 def test_learn_more_form_on_home_and_review(client: TestClient) -> None:
     client.put("/api/settings/review", json={"new_per_day": 1})
+    # A newcomer's home points to reading first (tests/web/test_first_week.py); once its
+    # first steps are hidden, home offers more new cards as the review page does.
+    assert "Learn more today" not in client.get("/").text
+    client.post("/first-week/hide")
     for page in ("/", "/review"):
         html = client.get(page).text
         assert 'action="/review-extra"' in html and "Learn more today" in html

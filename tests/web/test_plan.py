@@ -85,17 +85,26 @@ def test_bad_input_is_422_naming_the_field(
     assert client.get("/api/plan").status_code == 404  # nothing saved
 
 
-def test_days_left_count_from_the_users_own_today(client: TestClient) -> None:
+def test_days_left_count_calendar_days_in_the_users_own_zone(client: TestClient) -> None:
     put(client)
-    assert client.get("/api/plan").json()["days_left"] == 21  # UTC: still 1 March
+    utc = client.get("/api/plan").json()  # UTC: 20:00 on 1 March
+    assert utc["days_left"] == 21 and utc["today"] == utc["study_day"] == "2026-03-01"
     client.put("/api/settings/review", json={"timezone": "Asia/Tokyo"})
     tokyo = client.get("/api/plan").json()  # 05:00 on 2 March there: past the 04:00 boundary
     assert tokyo["days_left"] == 20 and tokyo["days"][0]["date"] == "2026-03-02"
+    assert tokyo["study_day_ends"] == "2026-03-03T04:00:00+09:00"
     client.put("/api/settings/review", json={"timezone": "Asia/Tokyo", "day_boundary_hour": 6})
-    assert client.get("/api/plan").json()["days_left"] == 21  # 05:00 is still 1 March's day
-    assert put(client, loop_date="2026-03-02").status_code == 200  # tomorrow, in that day
-    client.put("/api/settings/review", json={"day_boundary_hour": 4})
-    assert put(client, loop_date="2026-03-02").status_code == 422  # now it is today
+    early = client.get("/api/plan").json()
+    # 05:00 on 2 March: the countdown follows the calendar, the first row the study day, which
+    # before 06:00 is still 1 March's, and says until when.
+    assert early["days_left"] == 20 and early["today"] == "2026-03-02"
+    assert early["study_day"] == early["days"][0]["date"] == "2026-03-01"
+    assert early["study_day_ends"] == "2026-03-02T06:00:00+09:00"
+    assert len(early["days"]) == 21
+    # The loop date must be after the calendar's today, whatever the study day.
+    refused = put(client, loop_date="2026-03-02")
+    assert refused.status_code == 422 and "2026-03-02" in refused.text
+    assert put(client, loop_date="2026-03-03").status_code == 200
 
 
 def test_moving_the_date_and_topics_changes_the_plan(client: TestClient, clock: FakeClock) -> None:

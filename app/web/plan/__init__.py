@@ -1,13 +1,16 @@
 """The loop date and the plan to it: JSON at /api/plan, and the form on home and settings."""
 
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Form, HTTPException, Request, Response
 from fastapi.responses import RedirectResponse
+from sqlalchemy.orm import Session
 
+from app.content.catalog import Catalog
 from app.errors import FieldError
 from app.plan import service
+from app.plan.service import PlanCache
 from app.web.deps import CatalogDep, NowDep, SessionDep, UserDep, WriteSessionDep
 from app.web.plan.panel import plan_cache
 from app.web.plan.schemas import PlanIn, PlanOut
@@ -26,10 +29,18 @@ def get_plan(
     request: Request, session: SessionDep, catalog: CatalogDep, user_id: UserDep, now: NowDep
 ) -> PlanOut:
     """The plan from today to the loop: each day's work, readiness, and what does not fit."""
-    found = service.compute(session, user_id, catalog, now, plan_cache(request))
+    return plan_out(session, user_id, catalog, now, plan_cache(request))
+
+
+def plan_out(
+    session: Session, user_id: int, catalog: Catalog, now: datetime, cache: PlanCache
+) -> PlanOut:
+    """The plan as JSON, its first row today's queue's counts; 404 without a loop date."""
+    found = service.compute(session, user_id, catalog, now, cache)
     if found is None:
         raise HTTPException(404, NO_PLAN)
-    return PlanOut.of(*found)
+    work = service.todays_work(session, user_id, catalog, now, cache, limit=0)
+    return PlanOut.of(*found, work)
 
 
 @router.put("/api/plan", tags=["plan"])
@@ -43,9 +54,7 @@ def put_plan(
 ) -> PlanOut:
     """Set or move the loop date; 422 names a date not in the future, bad minutes or topics."""
     service.save(session, user_id, catalog, now, **body.model_dump())
-    found = service.compute(session, user_id, catalog, now, plan_cache(request))
-    assert found is not None  # just saved, in the future
-    return PlanOut.of(*found)
+    return plan_out(session, user_id, catalog, now, plan_cache(request))  # just saved
 
 
 @router.delete("/api/plan", status_code=204, tags=["plan"])

@@ -1,6 +1,7 @@
 """The plan panel the home, settings and stats pages show: the plan and its readiness chart,
-or the form to set a loop date. A page piece, not a router, so the pages that show it import it
-instead of importing each other."""
+or the form to set a loop date; and where today stands (calendar day, study day, time zone).
+A page piece, not a router, so the pages that show it import it instead of importing each
+other."""
 
 from datetime import timedelta
 from typing import Any
@@ -13,7 +14,6 @@ from app.plan import service
 from app.plan.readiness import ReadinessPoint
 from app.plan.service import PlanCache
 from app.srs import settings as srs_settings
-from app.srs.days import study_day
 from app.web.plan.schemas import PlanOut
 from app.wording import plural
 
@@ -40,16 +40,25 @@ def plan_context(
     user_id: int,
     now: Any,
     settings: srs_settings.Settings,
+    work: service.TodaysWork | None = None,
 ) -> dict[str, Any]:
     """What the home, settings and stats pages show of the plan: the plan, or the form's
-    defaults. `settings`: the user's review settings, which the page has read already."""
-    found = service.compute(session, user_id, catalog, now, plan_cache(request), settings)
-    today = study_day(now, settings.timezone, settings.day_boundary_hour)
+    defaults. `settings`: the user's review settings, which the page has read already;
+    `work`: today's queue, when the page has built it already (home)."""
+    cache = plan_cache(request)
+    found = service.compute(session, user_id, catalog, now, cache, settings)
+    if work is None:
+        work = service.todays_work(session, user_id, catalog, now, cache, settings, limit=0)
     code = request.query_params.get("plan_error")
     return {
-        "plan": PlanOut.of(*found) if found else None,
+        "plan": PlanOut.of(*found, work) if found else None,
         "plan_chart": readiness_chart(found[1].trajectory) if found else None,
-        "plan_min_date": today + timedelta(days=1),
+        "day": work.today,
+        # For the page's script: the stored zone, and whether it is still the untouched
+        # default (then the browser's own is taken; otherwise a difference is only offered).
+        "zone": settings.timezone,
+        "zone_chosen": srs_settings.chosen(session, user_id),
+        "plan_min_date": work.today.calendar + timedelta(days=1),
         "plan_behind": service.overdue(session, user_id, now, settings) if found else 0,
         "plan_error": PLAN_ERRORS.get(code or ""),
         "plan_saved": request.query_params.get("plan"),

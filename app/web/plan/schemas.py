@@ -1,12 +1,12 @@
 """The plan's JSON: what PUT /api/plan takes and what the plan routes and panel answer."""
 
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.plan.planner import Plan
-from app.plan.service import StoredPlan
+from app.plan.service import StoredPlan, TodaysWork, rows
 
 
 class PlanIn(BaseModel):
@@ -53,21 +53,36 @@ class DroppedOut(BaseModel):
 
 class PlanOut(BaseModel):
     loop_date: date
-    days_left: int = Field(description="Whole days from your today (time zone, day boundary)")
+    days_left: int = Field(
+        description="Whole calendar days from today in your time zone to the loop date"
+    )
+    today: date = Field(description="Today's date on the calendar, in your time zone")
+    study_day: date = Field(
+        description="The study day the first row is: before the day boundary hour it is still "
+        "yesterday's, and today's reviews count for it"
+    )
+    study_day_ends: datetime = Field(description="When the study day ends, in your time zone")
     daily_minutes: int
     topics: list[str] = Field(description="The topics studied; empty means all")
-    days: list[PlanDayOut]
+    days: list[PlanDayOut] = Field(
+        description="One row per study day to the loop; the first is what is left of today, "
+        "the same counts as the review queue's"
+    )
     readiness: ReadinessOut
     pace: PaceOut
     dropped: list[DroppedOut] = Field(description="Unseen cards the time left cannot cover")
     notes: list[str]
 
     @classmethod
-    def of(cls, stored: StoredPlan, plan: Plan) -> "PlanOut":
+    def of(cls, stored: StoredPlan, plan: Plan, work: TodaysWork) -> "PlanOut":
         readiness = plan.readiness
+        today = work.today
         return cls(
             loop_date=stored.loop_date,
-            days_left=len(plan.days),
+            days_left=today.days_to(stored.loop_date),
+            today=today.calendar,
+            study_day=today.study,
+            study_day_ends=today.ends,
             daily_minutes=stored.daily_minutes,
             topics=list(stored.topics),
             days=[
@@ -78,7 +93,7 @@ class PlanOut(BaseModel):
                     minutes=d.minutes,
                     mock=d.mock,
                 )
-                for d in plan.days
+                for d in rows(plan, work)
             ],
             readiness=ReadinessOut(
                 now=round(readiness.now, 4),

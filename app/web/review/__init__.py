@@ -14,7 +14,7 @@ from app.content.render import Renderer
 from app.drills.present import present_all
 from app.plan import service as plan_service
 from app.plan.service import PlanCache
-from app.srs import buttons, extra, queue, review, submit
+from app.srs import buttons, extra, review, submit
 from app.srs import settings as srs_settings
 from app.srs.days import as_utc, study_day
 from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING
@@ -90,11 +90,10 @@ def queue_out(
     limit: int,
     cache: PlanCache,
 ) -> QueueOut:
-    settings = srs_settings.load(connection, user_id)
-    planned = plan_service.today(connection, user_id, catalog, now, cache, settings)
-    built = queue.build(
-        connection, user_id, catalog, settings, now, topics=topics, limit=limit, planned=planned
+    work = plan_service.todays_work(
+        connection, user_id, catalog, now, cache, topics=topics, limit=limit
     )
+    built = work.queue
     cards = []
     for item in built.items:
         view = catalog.card(item.card_id)
@@ -133,9 +132,8 @@ def learn_more(
     day = study_day(now, settings.timezone, settings.day_boundary_hour)
     total = extra.add(session, user_id, day, count)
     cache = request.app.state.plan_cache
-    planned = plan_service.today(session, user_id, catalog, now, cache, settings)
-    built = queue.build(session, user_id, catalog, settings, now, limit=1, planned=planned)
-    return ExtraOut(extra_today=total, new_count=built.new_count)
+    work = plan_service.todays_work(session, user_id, catalog, now, cache, settings, limit=0)
+    return ExtraOut(extra_today=total, new_count=work.queue.new_count)
 
 
 @router.post("/api/review/extra", tags=["review"])
@@ -211,8 +209,8 @@ def session_context(
     """What the review page shows: the current card, its four buttons, and today's progress."""
     settings = srs_settings.load(session, user_id)
     cache = request.app.state.plan_cache
-    planned = plan_service.today(session, user_id, catalog, now, cache, settings)
-    built = queue.build(session, user_id, catalog, settings, now, topics=topics, planned=planned)
+    work = plan_service.todays_work(session, user_id, catalog, now, cache, settings, topics=topics)
+    built = work.queue
     ids = [item.card_id for item in built.items]
     if first and first in ids:
         ids.remove(first)
@@ -236,7 +234,7 @@ def session_context(
         "drills": present_all(renderer, [current]) if current else {},
         "next_due": as_utc(built.next_due) if built.next_due else None,
         "now": now,
-        "has_plan": planned is not None,
+        "has_plan": work.planned,
         "more_error": request.query_params.get("more_error") == "1",
     }
 

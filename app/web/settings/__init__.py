@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.srs import settings as srs_settings
 from app.web.deps import SessionDep, TemplatesDep, UserDep, WriteSessionDep
+from app.web.security import safe_next
 from app.web.settings.context import Outcome, sentence, settings_page
 from app.web.text import CLEAN, CleanText
 
@@ -60,6 +61,52 @@ def put_settings_api(
     """Change review settings; fields left out keep their values."""
     saved = srs_settings.save(session, user_id, body.model_dump(exclude_none=True))
     return ReviewSettingsOut(**asdict(saved))  # a refused value: 422 naming its field
+
+
+class BrowserZoneIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    timezone: CleanText = Field(
+        min_length=1,
+        max_length=64,
+        description="An IANA time zone name, as the browser reports it "
+        "(Intl.DateTimeFormat().resolvedOptions().timeZone)",
+    )
+    first_visit: bool = Field(
+        default=False,
+        description="Only if no review settings are stored yet; a stored zone is then kept",
+    )
+
+
+class BrowserZoneOut(BaseModel):
+    timezone: str = Field(description="The time zone now stored (or kept)")
+    changed: bool
+
+
+@router.post("/api/settings/timezone", tags=["review"])
+def take_zone_api(
+    body: BrowserZoneIn, session: WriteSessionDep, user_id: UserDep
+) -> BrowserZoneOut:
+    """Use the browser's time zone for "today", the plan and the countdown. The pages send it
+    on a first visit with `first_visit` (taken only while the settings are untouched), and
+    when the person accepts the offer to switch; an unknown zone is 422."""
+    saved, changed = srs_settings.take_browser_zone(
+        session, user_id, body.timezone, first_visit=body.first_visit
+    )
+    return BrowserZoneOut(timezone=saved.timezone, changed=changed)
+
+
+@router.post("/settings/timezone", include_in_schema=False)
+def take_zone_form(
+    session: WriteSessionDep,
+    user_id: UserDep,
+    timezone: Annotated[str, Form(max_length=200), CLEAN],
+    next: Annotated[str, Form(max_length=200), CLEAN] = "/",
+) -> RedirectResponse:
+    """The "Use <zone>" button of the notice a page shows when the browser's zone differs
+    from the stored one. An unknown zone: the error page, 422."""
+    srs_settings.take_browser_zone(session, user_id, timezone.strip(), first_visit=False)
+    return RedirectResponse(safe_next(next, "/"), status_code=303)
 
 
 @router.get("/settings", response_class=HTMLResponse, include_in_schema=False)

@@ -9,9 +9,10 @@ from starlette.concurrency import run_in_threadpool
 from app.drills.engine import MAX_SEED
 from app.drills.present import numeric, present
 from app.mock import sessions as mock_sessions
+from app.plan import first_week
 from app.plan import service as plan_service
-from app.srs import queue, stats
 from app.srs import settings as srs_settings
+from app.srs import stats
 from app.web.deps import (
     CardDep,
     CatalogDep,
@@ -23,6 +24,7 @@ from app.web.deps import (
     TopicDep,
     UserDep,
 )
+from app.web.identity import remember_in_browser
 from app.web.plan.panel import plan_context
 from app.web.templating import request_context
 from app.web.topics.pages import TopicPagesDep
@@ -45,28 +47,40 @@ def home(
 ) -> HTMLResponse:
     total_cards = sum(len(t.cards) for t in catalog.topics)
     settings = srs_settings.load(session, user_id)
-    plan = plan_context(request, session, catalog, user_id, now, settings)
     cache = request.app.state.plan_cache
-    planned = plan_service.today(session, user_id, catalog, now, cache, settings)
+    # One queue for the counts on the page and the plan's first row: they cannot disagree.
+    work = plan_service.todays_work(session, user_id, catalog, now, cache, settings, limit=0)
+    plan = plan_context(request, session, catalog, user_id, now, settings, work)
+    path = first_week.first_week(session, user_id, catalog, now, settings)
     context = {
         **plan,
         "topics": catalog.topics,
         "total_cards": total_cards,
         "mastery": stats.mastery(session, user_id, catalog, now),
         "unfinished_mock": mock_sessions.unfinished(session, user_id),
-        "has_plan": planned is not None,
+        "has_plan": work.planned,
         "more_error": request.query_params.get("more_error") == "1",
-        "today": queue.build(
-            session,
-            user_id,
-            catalog,
-            settings,
-            now,
-            limit=0,
-            planned=planned,
-        ),
+        "today": work.queue,
+        "first_week": None if first_week_hidden(request, user_id) else path,
     }
     return templates.TemplateResponse(request, "home.html", context)
+
+
+FIRST_WEEK_COOKIE = "ringside_first_week_hidden"  # the users (ids) who hid it in this browser
+
+
+def first_week_hidden(request: Request, user_id: int) -> bool:
+    return str(user_id) in request.cookies.get(FIRST_WEEK_COOKIE, "").split(".")
+
+
+@router.post("/first-week/hide", include_in_schema=False)
+def hide_first_week(request: Request, user_id: UserDep) -> RedirectResponse:
+    """ "Hide this" on the home page's first steps: kept in this browser for a year."""
+    hidden = [i for i in request.cookies.get(FIRST_WEEK_COOKIE, "").split(".") if i.isdigit()]
+    if str(user_id) not in hidden:
+        hidden = [*hidden[-19:], str(user_id)]  # a shared browser's few accounts, no more
+    remember_in_browser(request, FIRST_WEEK_COOKIE, ".".join(hidden), days=365)
+    return RedirectResponse("/", status_code=303)
 
 
 @router.get("/topics", include_in_schema=False)
