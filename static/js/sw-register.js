@@ -12,7 +12,12 @@ if ("serviceWorker" in navigator && window.isSecureContext) {
     // without a worker, and so without its offline copy, until its next navigation. Such a
     // page asks the active worker to claim it.
     navigator.serviceWorker.ready.then((registration) => {
-      if (!navigator.serviceWorker.controller) registration.active?.postMessage("claim");
+      if (!navigator.serviceWorker.controller) {
+        registration.active?.postMessage("claim");
+        // Loaded before the worker could see it (a first visit): ask it to keep this page
+        // for reading offline, as it keeps every page it sees.
+        registration.active?.postMessage({ keep: location.pathname + location.search });
+      }
     });
   });
 }
