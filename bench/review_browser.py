@@ -46,7 +46,8 @@ window.__grades = [];
 let pressed = null;
 document.addEventListener("keydown", (event) => {
   if (["1", "2", "3", "4"].includes(event.key)) {
-    pressed = { at: performance.now(), card: document.getElementById("review-session")?.dataset.card };
+    const card = document.getElementById("review-session")?.dataset.card;
+    pressed = { at: performance.now(), card };
   }
 }, true);
 new MutationObserver(() => {
@@ -55,7 +56,9 @@ new MutationObserver(() => {
     window.__grades.push(performance.now() - pressed.at);
     pressed = null;
   }
-}).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-card"] });
+}).observe(document, {
+  subtree: true, childList: true, attributes: true, attributeFilter: ["data-card"],
+});
 """
 
 

@@ -70,7 +70,7 @@ def fuzz_draws(user_id: int, card_id: str, reps: int, count: int = DRAWS) -> lis
     ]
 
 
-def joins_queue(row: CardState, settings: Settings) -> datetime:
+def joins_queue(row: scheduling.StoredState, settings: Settings) -> datetime:
     """When a card not in today's queue joins it: a learning or relearning card when its
     step ends, a review card when the day it falls due begins (app.srs.queue's rules)."""
     due = as_utc(row.due)
@@ -104,9 +104,7 @@ def build(
         day_start(today + timedelta(days=n), settings.timezone, settings.day_boundary_hour)
         for n in range(1, days + 1)
     ]
-    built = queue.build(
-        connection, user_id, catalog, settings, now, topics=topics, planned=planned
-    )
+    built = queue.build(connection, user_id, catalog, settings, now, topics=topics, planned=planned)
     todays = [item.card_id for item in built.items]
     later = connection.execute(
         select(CardState.card_id)
@@ -114,11 +112,7 @@ def build(
         .order_by(CardState.due, CardState.id)
     ).scalars()
     index = catalog.card_index
-    wanted = [
-        c
-        for c in later
-        if c in index and (topics is None or index[c].topic_slug in topics)
-    ]
+    wanted = [c for c in later if c in index and (topics is None or index[c].topic_slug in topics)]
     ids = list(dict.fromkeys([*todays, *wanted]))[:limit]
     rows = {
         row.card_id: row
