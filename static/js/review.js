@@ -96,17 +96,19 @@ function csrf() {
   // queue, the moment the server gave for the others, and for a card graded here the end of
   // its learning step (a card graded into a review interval waits for the server to list it).
   function buildDeck(snapshot, grades) {
+    // A snapshot stored by an older version already had its grades applied (and counted in
+    // `graded`, the index of the card's next fuzz draw).
+    const fresh = snapshot.requested_at !== undefined;
     const cards = new Map();
     for (const card of snapshot.cards) {
       const joins = card.in_queue ? 0 : Date.parse(card.available_at || card.state?.due || 0);
-      cards.set(card.card_id, { ...card, graded: 0, joins, returned: !card.in_queue });
+      const graded = fresh ? 0 : card.graded || 0;
+      cards.set(card.card_id, { ...card, graded, joins, returned: !card.in_queue });
     }
     const queue = snapshot.queue || snapshot.cards.filter((c) => c.in_queue).map((c) => c.card_id);
     const order = [...new Set([...queue, ...snapshot.cards.map((c) => c.card_id)])];
     // `todays`: when each grade given here was given, to count a day that began since.
     const built = { snapshot, cards, order, given: 0, todays: grades.map((g) => new Date(g.reviewed_at)) };
-    // A snapshot stored by an older version already had its grades applied.
-    const fresh = snapshot.requested_at !== undefined;
     for (const grade of grades) {
       const included = grade.status === "sent" && grade.sent_at < snapshot.requested_at;
       if (fresh && !included) {
@@ -318,7 +320,11 @@ function csrf() {
   // The latest grade comes back: one still on this device is simply dropped; one the server
   // has is undone there (POST /api/review/undo), then this device's queue is fetched again.
   async function undo() {
-    if (undoing || !canWork) return;
+    if (!canWork) {
+      session()?.querySelector("form.undo-form[action]")?.submit();  // the plain form
+      return;
+    }
+    if (undoing) return;
     undoing = true;
     try {
       await persisted;
