@@ -228,3 +228,33 @@ def test_topics_read_online_are_there_to_read_offline(browser: Any, tmp_path: Pa
         # And the review works in the same offline session.
         page.goto(f"{url}/review")
         page.wait_for_selector("#review-session[data-offline='1'][data-card]")
+
+
+def test_the_last_card_online_ends_on_the_servers_page_and_undo_brings_it_back(
+    browser: Any, server: str, database: Path
+) -> None:
+    with phone(browser, service_workers="block") as (_context, page):
+        page.goto(f"{server}/review")
+        stored(page)
+        order = page.evaluate("RingsideOffline.loadSnapshot().then((s) => s.queue)")
+        seen = []
+        while page.locator("#review-session").get_attribute("data-card"):
+            page.keyboard.press("Escape")  # out of a numeric card's answer box
+            seen.append(reveal(page))
+            page.keyboard.press("4")  # Easy: each card leaves today's queue
+            next_card(page, seen[-1])
+        assert seen == order
+        # Once the server has every grade, its own page says what is next.
+        done = page.locator("#review-session .review-done")
+        done.get_by_text("Done for today").wait_for()
+        assert f"{len(order)} cards reviewed today" in done.inner_text()
+        assert len(logs(database)) == len(order)
+        screenshot(page, "review-done-online-phone")
+
+        page.keyboard.press("u")
+        page.wait_for_function(
+            "card => document.querySelector('#review-session')?.dataset.card === card",
+            arg=order[-1],
+        )
+        assert f"{len(order) - 1} done" in page.locator(".review-progress").inner_text()
+    assert len(logs(database)) == len(order) - 1
