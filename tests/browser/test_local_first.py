@@ -258,3 +258,20 @@ def test_the_last_card_online_ends_on_the_servers_page_and_undo_brings_it_back(
         )
         assert f"{len(order) - 1} done" in page.locator(".review-progress").inner_text()
     assert len(logs(database)) == len(order) - 1
+
+
+def test_a_topic_filter_keeps_its_own_queue_on_the_device(
+    browser: Any, server: str, database: Path
+) -> None:
+    with phone(browser, service_workers="block") as (_context, page):
+        page.goto(f"{server}/review?topic=beta")
+        mine = "RingsideOffline.loadSnapshot('topic=beta')"
+        until(page, f"{mine}.then((s) => Boolean(s))")
+        assert page.evaluate(f"{mine}.then((s) => s.queue)") == ["beta-derive", "beta-order"]
+        first = reveal(page)
+        assert first == "beta-derive"
+        page.keyboard.press("3")
+        next_card(page, first)
+        assert page.locator("#review-session").get_attribute("data-card") == "beta-order"
+        page.wait_for_function("() => document.querySelector('#sync-bar').dataset.waiting === '0'")
+    assert [card for _key, _rating, card, _at in logs(database)] == ["beta-derive"]
