@@ -191,8 +191,12 @@ function csrf() {
     } else {
       const later = [...deck.cards.values()].filter((c) => Number.isFinite(c.joins) && c.joins > now.getTime());
       const next = later.length ? new Date(Math.min(...later.map((c) => c.joins))) : null;
+      const sameDay = next && next.toDateString() === now.toDateString();
+      const at = next && (sameDay
+        ? next.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+        : next.toLocaleString([], { weekday: "long", hour: "2-digit", minute: "2-digit" }));
       const when = next
-        ? `<p>The next card comes due at <time datetime="${next.toISOString()}">${next.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}</time>.</p>`
+        ? `<p>The next card comes due ${sameDay ? "at" : "on"} <time datetime="${next.toISOString()}">${at}</time>.</p>`
         : "<p>Nothing else on this device is due today.</p>";
       body = `<div class="review-done"><h2>Done for now</h2>${when}${undoButton}</div>`;
       if (next) nextTimer = setTimeout(() => { if (!session()?.dataset.card) show(); }, Math.max(next - now, 1000));

@@ -275,3 +275,31 @@ def test_a_topic_filter_keeps_its_own_queue_on_the_device(
         assert page.locator("#review-session").get_attribute("data-card") == "beta-order"
         page.wait_for_function("() => document.querySelector('#sync-bar').dataset.waiting === '0'")
     assert [card for _key, _rating, card, _at in logs(database)] == ["beta-derive"]
+
+
+def test_offline_a_card_graded_again_comes_back_when_its_step_ends(
+    browser: Any, server: str
+) -> None:
+    with phone(browser, service_workers="block") as (context, page):
+        page.clock.install()  # the page's clock, moved by the test below
+        page.goto(f"{server}/review")
+        stored(page)
+        context.set_offline(True)
+        again = reveal(page)
+        page.keyboard.press("1")  # Again: a one-minute learning step
+        next_card(page, again)
+        while card := page.locator("#review-session").get_attribute("data-card"):
+            page.keyboard.press("Escape")
+            reveal(page)
+            page.keyboard.press("4")
+            next_card(page, card)
+        done = page.locator("#review-session .review-done")
+        assert "Done for now" in done.inner_text()
+        assert "The next card comes due at" in done.inner_text()
+        page.clock.fast_forward("01:05")
+        page.wait_for_function(
+            "card => document.querySelector('#review-session')?.dataset.card === card", arg=again
+        )
+        # One grade for each card of the day, all still on the device.
+        order = page.evaluate("RingsideOffline.loadSnapshot().then((s) => s.queue)")
+        assert [g["card_id"] for g in waiting(page)] == order
