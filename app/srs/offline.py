@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from fsrs import State
 from sqlalchemy import Connection, select
 
 from app.content.catalog import Catalog
 from app.models import CardState
 from app.srs import queue, scheduling
-from app.srs.days import day_start, study_day
+from app.srs.days import as_utc, day_start, study_day
 from app.srs.settings import Settings
 
 # Fuzz draws sent per card: enough for a card to be graded this many times offline.
@@ -31,6 +32,9 @@ class OfflineCard:
     in_queue: bool  # in today's queue when the snapshot was taken
     state: dict[str, Any] | None  # None for a new card
     fuzz_draws: list[float]
+    # When a card not in today's queue joins it: a learning step's end, or the start of the
+    # day a review falls due. None for the cards in today's queue.
+    available_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,19 @@ def fuzz_draws(user_id: int, card_id: str, reps: int, count: int = DRAWS) -> lis
     ]
 
 
+def joins_queue(row: scheduling.StoredState, settings: Settings) -> datetime:
+    """When a card not in today's queue joins it: a learning or relearning card when its
+    step ends, a review card when the day it falls due begins (app.srs.queue's rules)."""
+    due = as_utc(row.due)
+    if row.state != State.Review:
+        return due
+    return day_start(
+        study_day(due, settings.timezone, settings.day_boundary_hour),
+        settings.timezone,
+        settings.day_boundary_hour,
+    )
+
+
 def build(
     connection: Connection,
     user_id: int,
@@ -76,21 +93,27 @@ def build(
     days: int,
     limit: int,
     planned: queue.Planned | None,
+    topics: set[str] | None = None,
 ) -> Snapshot:
-    """Today's queue first, then the cards that come due before the `days`th day ends."""
+    """Today's queue first, in the order the review page shows it, then the cards that come
+    due before the `days`th day ends, each with the moment it joins the queue; optionally
+    only from some topics. The device takes cards in this order and applies no queue rule
+    of its own."""
     today = study_day(now, settings.timezone, settings.day_boundary_hour)
     day_ends = [
         day_start(today + timedelta(days=n), settings.timezone, settings.day_boundary_hour)
         for n in range(1, days + 1)
     ]
-    built = queue.build(connection, user_id, catalog, settings, now, planned=planned)
+    built = queue.build(connection, user_id, catalog, settings, now, topics=topics, planned=planned)
     todays = [item.card_id for item in built.items]
     later = connection.execute(
         select(CardState.card_id)
         .where(CardState.user_id == user_id, CardState.due < day_ends[-1])
         .order_by(CardState.due, CardState.id)
     ).scalars()
-    ids = list(dict.fromkeys([*todays, *(c for c in later if c in catalog.card_index)]))[:limit]
+    index = catalog.card_index
+    wanted = [c for c in later if c in index and (topics is None or index[c].topic_slug in topics)]
+    ids = list(dict.fromkeys([*todays, *wanted]))[:limit]
     rows = {
         row.card_id: row
         for row in connection.execute(
@@ -101,12 +124,14 @@ def build(
     cards = []
     for card_id in ids:
         row = rows.get(card_id)
+        queued = card_id in in_queue
         cards.append(
             OfflineCard(
                 card_id=card_id,
-                in_queue=card_id in in_queue,
+                in_queue=queued,
                 state=scheduling.snapshot(row),
                 fuzz_draws=fuzz_draws(user_id, card_id, row.reps if row else 0),
+                available_at=None if queued or row is None else joins_queue(row, settings),
             )
         )
     return Snapshot(

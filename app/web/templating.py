@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 from app import PROJECT_ROOT, __version__
 from app.content.catalog import Catalog
 from app.drills.engine import format_number, round_significant
+from app.mock.sessions import MAX_ANSWER
 from app.web.identity import csrf_token
 from app.wording import plural
 
@@ -37,6 +38,8 @@ def build_templates(catalog: Catalog) -> Jinja2Templates:
     env.globals["catalog"] = catalog
     env.globals["version"] = __version__
     env.globals["kind_labels"] = KIND_LABELS
+    # The longest typed answer the server takes: "Check my answer" limits its box to it.
+    env.globals["answer_max"] = MAX_ANSWER
     env.filters["format_value"] = format_value
     env.filters["relative"] = relative
     env.filters["plural"] = plural  # {{ n|plural("card") }}: "1 card", "2 cards"

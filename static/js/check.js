@@ -15,11 +15,14 @@ function enableCheck(card) {
   const answer = card.querySelector(":scope > details.card-answer");
   if (!answer) return;
 
+  // The server's limit, from the card's markup: the box takes no more than it accepts.
+  const most = Number(card.dataset.answerMax);
+  const maxlength = most > 0 ? ` maxlength="${most}"` : "";
   const box = document.createElement("div");
   box.className = "answer-check";
   box.innerHTML = `
     <label for="typed-${id}">Your answer <span class="hint">type it as you would say it, then check it against the rubric</span></label>
-    <textarea id="typed-${id}" rows="4" maxlength="20000" spellcheck="true" aria-describedby="check-status-${id}"></textarea>
+    <textarea id="typed-${id}" rows="4"${maxlength} spellcheck="true" aria-describedby="check-status-${id}"></textarea>
     <div class="answer-check-row">
       <button type="button" class="check-answer">Check my answer</button>
       <span class="hint"><kbd>Ctrl</kbd>+<kbd>Enter</kbd></span>

@@ -1,9 +1,13 @@
-// What the review page keeps on this device: the cards to review offline (a snapshot from
-// GET /api/review/offline, updated as cards are graded) and the grades not yet sent, in
-// IndexedDB so that a reload, a closed tab or an upgrade of the app loses none of them.
+// What the review page keeps on this device: the cards to review (a snapshot of the server's
+// queue from GET /api/review/offline, one per topic selection, as the server gave it) and
+// every grade given here, in IndexedDB so that a reload, a closed tab or an upgrade of the
+// app loses none of them. The page shows a snapshot with the grades it does not yet include
+// applied on top (review.js).
+//
 // Grades are sent in the order given, in batches (POST /api/review/sync); each carries its
 // idempotency key, so a batch resent after a lost answer records nothing twice. A grade the
-// server refuses is kept and shown until the user dismisses it.
+// server takes is kept as "sent" until a later snapshot includes it; one it refuses is kept
+// and shown until the user dismisses it.
 "use strict";
 
 window.RingsideOffline = (() => {
@@ -12,6 +16,7 @@ window.RingsideOffline = (() => {
   const SNAPSHOT = "snapshot";
   const BATCH = 50;
   const DAYS = 3;
+  const KEEP_SENT_MS = (DAYS + 1) * 864e5;  // a sent grade is in every snapshot after this
   let opening = null;
 
   function request(req) {
@@ -58,6 +63,27 @@ window.RingsideOffline = (() => {
     return (await all()).filter((g) => g.status === "rejected");
   }
 
+  // Grades given on this device and not refused, in the order given: those waiting and those
+  // sent (with `sent_at`, the time the server took them).
+  async function given() {
+    return (await all()).filter((g) => g.status !== "rejected").sort((a, b) => a.seq - b.seq);
+  }
+
+  async function markSent(seq, grade) {
+    await run(GRADES, "readwrite", async (store) => {
+      const stored = await request(store.get(seq));
+      if (stored) await request(store.put({ ...stored, status: "sent", sent_at: Date.now(), server: grade }));
+    });
+  }
+
+  async function forgetSent(before) {
+    await run(GRADES, "readwrite", async (store) => {
+      for (const grade of await request(store.getAll())) {
+        if (grade.status === "sent" && grade.sent_at < before) await request(store.delete(grade.seq));
+      }
+    });
+  }
+
   // A grade given now: { idempotency_key, card_id, rating, duration_ms, reviewed_at, owner,
   // before }: `owner` names the account whose cards were on screen.
   function add(grade) {
@@ -75,12 +101,16 @@ window.RingsideOffline = (() => {
     });
   }
 
-  async function loadSnapshot() {
-    return (await run(SNAPSHOT, "readonly", (store) => request(store.get("cards")))) || null;
+  // One snapshot per topic selection: `topics` is the review page's query ("topic=a&topic=b"),
+  // empty for every topic.
+  const snapshotId = (topics = "") => (topics ? `cards?${topics}` : "cards");
+
+  async function loadSnapshot(topics = "") {
+    return (await run(SNAPSHOT, "readonly", (store) => request(store.get(snapshotId(topics))))) || null;
   }
 
-  function saveSnapshot(snapshot) {
-    return run(SNAPSHOT, "readwrite", (store) => request(store.put({ ...snapshot, id: "cards" })));
+  function saveSnapshot(snapshot, topics = "") {
+    return run(SNAPSHOT, "readwrite", (store) => request(store.put({ ...snapshot, id: snapshotId(topics) })));
   }
 
   function csrf() {
@@ -92,12 +122,12 @@ window.RingsideOffline = (() => {
     if (meta && token) meta.content = token;
   }
 
-  // Fetch the cards for offline review; only when no grade is waiting, since the server's
-  // states would not yet include them.
-  async function refresh() {
-    if ((await waiting()).length) return null;
+  // Fetch the server's queue and the cards due in the next days. The snapshot includes every
+  // grade the server took before `requested_at`; the page applies the others on top.
+  async function refresh(topics = "") {
     const sent = Date.now();
-    const response = await fetch(`/api/review/offline?days=${DAYS}`, { headers: { Accept: "application/json" } });
+    const query = [`days=${DAYS}`, topics].filter(Boolean).join("&");
+    const response = await fetch(`/api/review/offline?${query}`, { headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error(`offline cards answered ${response.status}`);
     const data = await response.json();
     const received = Date.now();
@@ -106,16 +136,17 @@ window.RingsideOffline = (() => {
     // would otherwise date its grades in the future, or in the past of other reviews.
     const skew = Date.parse(data.generated_at) - (sent + received) / 2;
     const offset = Math.abs(skew) > 30000 ? skew : 0;
-    const snapshot = { ...data, fetched_at: new Date(received).toISOString(), local_done: 0, clock_offset: offset };
-    for (const card of snapshot.cards) card.graded = 0;
-    await saveSnapshot(snapshot);
+    const snapshot = { ...data, fetched_at: new Date(received).toISOString(), requested_at: sent, clock_offset: offset };
+    await saveSnapshot(snapshot, topics);
+    await forgetSent(sent - KEEP_SENT_MS);
     return snapshot;
   }
 
   let syncing = null;
 
-  // Send the waiting grades in order. Resolves to { sent, rejected, offline }: `offline` when
-  // the network failed before all were sent (they stay waiting and are sent next time).
+  // Send the waiting grades in order. Resolves to { sent, rejected, offline, taken }:
+  // `offline` when the network failed before all were sent (they stay waiting and are sent
+  // next time); `taken` lists each grade sent with the server's answer (its new state).
   function sync(onProgress) {
     if (!syncing) {
       const work = () => sendAll(onProgress);
@@ -127,8 +158,13 @@ window.RingsideOffline = (() => {
     return syncing;
   }
 
+  // Settles when the sync under way, if any, is over.
+  function idle() {
+    return (syncing || Promise.resolve()).catch(() => null);
+  }
+
   async function sendAll(onProgress) {
-    const outcome = { sent: 0, rejected: 0, offline: false };
+    const outcome = { sent: 0, rejected: 0, offline: false, taken: [] };
     let retriedCsrf = false;
     for (;;) {
       const batch = (await waiting()).sort((a, b) => a.seq - b.seq).slice(0, BATCH);
@@ -176,8 +212,9 @@ window.RingsideOffline = (() => {
       for (const [index, grade] of batch.entries()) {
         const result = results[index];
         if (result.status === 200) {
-          await remove(grade.seq);
+          await markSent(grade.seq, result.grade);
           outcome.sent += 1;
+          outcome.taken.push({ ...grade, server: result.grade });
         } else {
           await reject(grade.seq, result.status, describe(result.detail));
           outcome.rejected += 1;
@@ -197,5 +234,5 @@ window.RingsideOffline = (() => {
     return "refused by the server";
   }
 
-  return { add, remove, waiting, rejected, loadSnapshot, saveSnapshot, refresh, sync };
+  return { add, remove, waiting, rejected, given, loadSnapshot, saveSnapshot, refresh, sync, idle };
 })();

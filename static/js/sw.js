@@ -46,9 +46,38 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
-// A page that loaded while this worker was activating asks to be claimed (sw-register.js).
+// Whether a page may be kept for reading offline: the member's own pages, as the server gave
+// them (not a sign-in page it was sent to instead).
+function keepable(response) {
+  return response.ok && !response.redirected && response.type === "basic" &&
+    new URL(response.url).pathname !== "/login";
+}
+
+async function keepForReading(url, response) {
+  const cache = await caches.open(PAGES);
+  await cache.put(url, response);
+  await trim(cache);
+}
+
+// Messages from the pages (sw-register.js): a page that loaded while this worker was
+// activating asks to be claimed; a page that loaded before any worker controlled it (the
+// first visit) asks to be kept, so that the topic just read is there offline too.
 self.addEventListener("message", (event) => {
-  if (event.data === "claim") event.waitUntil(self.clients.claim());
+  if (event.data === "claim") {
+    event.waitUntil(self.clients.claim());
+  } else if (event.data?.keep) {
+    const url = new URL(event.data.keep, self.location.origin);
+    if (url.origin !== self.location.origin || url.pathname === "/review") return;
+    event.waitUntil((async () => {
+      if (await caches.match(url.href, { cacheName: PAGES })) return;
+      try {
+        const response = await fetch(url.href, { credentials: "same-origin" });
+        if (keepable(response)) await keepForReading(url.href, response);
+      } catch (error) {
+        // Offline already: the next visit online keeps it.
+      }
+    })());
+  }
 });
 
 async function staticAsset(request) {
@@ -62,6 +91,7 @@ async function staticAsset(request) {
   return response;
 }
 
+// The pages kept longest ago go first beyond MAX_PAGES.
 async function trim(cache) {
   const keys = await cache.keys();
   await Promise.all(keys.slice(0, Math.max(0, keys.length - MAX_PAGES)).map((key) => cache.delete(key)));
@@ -77,16 +107,14 @@ async function page(event) {
       event.waitUntil(caches.delete(PAGES).then(() => caches.open(SHELL)).then((cache) => cache.delete(REVIEW_SHELL)));
       return response;
     }
-    if (response.ok && !response.redirected && response.type === "basic") {
+    if (keepable(response)) {
       if (review) {
         // Online on the review page: keep its offline shell current (a new sign-in, say).
         event.waitUntil(caches.open(SHELL).then((cache) => keepPage(cache, REVIEW_SHELL)));
       } else {
-        const copy = response.clone();
-        event.waitUntil(caches.open(PAGES).then(async (cache) => {
-          await cache.put(event.request, copy);
-          await trim(cache);
-        }));
+        // Every page read online (a topic with its figures, which are inline, and its
+        // styles, which the shell keeps) is kept for reading offline.
+        event.waitUntil(keepForReading(event.request.url, response.clone()));
       }
     }
     return response;
@@ -97,7 +125,7 @@ async function page(event) {
       const cached = await shell.match(REVIEW_SHELL);
       if (cached) return cached;
     }
-    const seen = await caches.match(event.request, { cacheName: PAGES });
+    const seen = await caches.match(event.request.url, { cacheName: PAGES });
     if (seen) return seen;
     const fallback = await shell.match(OFFLINE_PAGE);
     if (fallback) return fallback;

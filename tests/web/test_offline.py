@@ -118,10 +118,39 @@ def test_offline_cards_are_todays_queue_then_the_next_days(
     assert len(body["day_ends"]) == 7
     assert datetime.fromisoformat(body["day_ends"][0]) == datetime(2026, 3, 3, 4, tzinfo=UTC)
 
+    # The queue in the order the review page shows it: the device takes it as it is.
+    page_queue = client.get("/api/review/queue").json()["cards"]
+    assert body["queue"] == [card["card_id"] for card in page_queue]
+    assert all(cards[card_id]["in_queue"] for card_id in body["queue"])
+    assert all(cards[card_id]["available_at"] is None for card_id in body["queue"])
+    # A card not in today's queue says when it joins it: a review at the start of its day.
+    due = datetime.fromisoformat(later["state"]["due"])
+    joins = datetime.fromisoformat(later["available_at"])
+    assert joins <= due and joins.hour == 4 and (due - joins) < timedelta(days=1)
+
     short = client.get("/api/review/offline", params={"days": 1}).json()
     assert "alpha-busbw" not in [card["card_id"] for card in short["cards"]]
     for bad in ({"days": 0}, {"days": 8}, {"limit": 0}):
         assert client.get("/api/review/offline", params=bad).status_code == 422
+
+
+def test_offline_cards_of_some_topics_only(client: TestClient, clock: FakeClock) -> None:
+    body = client.get("/api/review/offline", params={"topic": "beta"}).json()
+    assert body["topics"] == ["beta"]
+    assert body["queue"] == ["beta-derive", "beta-order"]
+    assert {card["topic"] for card in body["cards"]} == {"beta"}
+    refused = client.get("/api/review/offline", params={"topic": "nope"})
+    assert refused.status_code == 422 and "no topic 'nope'" in refused.text
+
+
+def test_a_card_that_can_be_checked_carries_the_servers_answer_limit(client: TestClient) -> None:
+    from app.mock.sessions import MAX_ANSWER
+
+    html = client.get("/cards/alpha-ring-bytes").text
+    assert f'data-answer-max="{MAX_ANSWER}"' in html
+    assert "20000" not in (PROJECT_ROOT / "static" / "js" / "check.js").read_text()
+    too_long = {"answer": "x" * (MAX_ANSWER + 1)}
+    assert client.post("/api/cards/alpha-ring-bytes/check", json=too_long).status_code == 422
 
 
 def test_sync_applies_grades_in_order_and_each_once(client: TestClient, clock: FakeClock) -> None:

@@ -30,6 +30,7 @@ from app.web.deps import (
     WriteSessionDep,
 )
 from app.web.errors import error_detail
+from app.web.review import check_topics
 from app.web.review.schemas import GradeIn, GradeOut
 from app.web.templating import request_context
 
@@ -143,6 +144,11 @@ class OfflineCardOut(BaseModel):
     in_queue: bool
     state: dict[str, Any] | None
     fuzz_draws: list[float]
+    available_at: str | None = Field(
+        default=None,
+        description="For a card not in today's queue, when it joins it (a learning step's "
+        "end, or the start of the day a review falls due).",
+    )
 
 
 class OfflineOut(BaseModel):
@@ -156,6 +162,12 @@ class OfflineOut(BaseModel):
     due_count: int
     new_count: int
     cards: list[OfflineCardOut]
+    queue: list[str] = Field(
+        default_factory=list,
+        description="Today's queue in the order the review page shows it (card ids); the "
+        "other cards follow in `cards` in the order they come due.",
+    )
+    topics: list[str] = Field(default_factory=list, description="The topics asked for, if any.")
 
 
 @router.get("/api/review/offline", tags=["review"], response_model=OfflineOut)
@@ -169,9 +181,13 @@ def offline_api(
     now: NowDep,
     days: Annotated[int, Query(ge=1, le=7, description="Cards due before this day ends.")] = 3,
     limit: Annotated[int, Query(ge=1, le=500)] = 200,
+    topic: Annotated[list[str], Query(description="Only cards from these topic slugs.")] = [],  # noqa: B006
 ) -> Response:
-    """Today's queue and the cards due in the next days, with what the review page needs to
-    review them offline: each card's HTML, its FSRS state and the scheduler's parameters."""
+    """Today's queue, in order, and the cards due in the next days, with what the review page
+    needs to review them on the device, online or not: each card's HTML, its FSRS state and
+    the scheduler's parameters. The page grades on the device first and sends the grades
+    through `POST /api/review/sync`."""
+    topics = check_topics(catalog, topic)
     settings = srs_settings.load(session, user_id)
     cache = request.app.state.plan_cache
     planned = plan_service.today(session, user_id, catalog, now, cache, settings)
@@ -184,6 +200,7 @@ def offline_api(
         days=days,
         limit=limit,
         planned=planned,
+        topics=topics,
     )
     card_template = templates.get_template("cards/_card.html")
     per_request = request_context(request)  # outside TemplateResponse: added by hand
@@ -209,6 +226,7 @@ def offline_api(
                 in_queue=item.in_queue,
                 state=item.state,
                 fuzz_draws=item.fuzz_draws,
+                available_at=item.available_at.isoformat() if item.available_at else None,
             )
         )
     fuzz = bool(request.app.state.settings.srs_fuzz)
@@ -225,6 +243,8 @@ def offline_api(
         due_count=snapshot.due_count,
         new_count=snapshot.new_count,
         cards=cards,
+        queue=[item.card_id for item in snapshot.cards if item.in_queue],
+        topics=sorted(topics or []),
     )
     # Some 6 kB of HTML a card, fetched each time the review page is open online: on a phone
     # network the compressed answer is about a tenth of it.
