@@ -33,6 +33,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.errors import DomainError, FieldError, TooLargeError
+from app.mock import live
 from app.mock import sessions as mocks
 from app.models import MockAudioChunk, MockQuestion, MockSession
 from app.srs.days import as_utc
@@ -284,6 +285,7 @@ def next_take(session: Session, question_id: int, part: str) -> int:
 
 def delete_session(session: Session, mock: MockSession) -> None:
     """Delete a mock session; its questions and their audio go with it (foreign-key cascade)."""
+    live.deleted(session, mock)
     session.execute(delete(MockSession).where(MockSession.id == mock.id))
 
 
