@@ -404,3 +404,73 @@ function recorder(panel, mockId) {
     status.textContent = "The link is revoked: it opens nothing any more.";
   });
 })();
+
+// A friend interviewing by link, live on the candidate's screen: while answering, that they
+// are taking notes or have chosen a follow-up (never what); when grading, their marks beside
+// the rubric and the rating they propose. The stream (live.js) says when to fetch the
+// session's JSON again; the candidate's own typing and steps are news this page ignores.
+(() => {
+  const page = document.querySelector(".mock-page");
+  if (!page || !page.dataset.version || typeof liveUpdates !== "function") return;
+  const api = `/api/mock/${page.dataset.mock}`;
+  const position = Number(page.dataset.position);
+  const RATINGS = { 1: "Again", 2: "Hard", 3: "Good", 4: "Easy" };
+  const activity = page.querySelector(".interviewer-live");
+  const summary = page.querySelector(".interviewer-marks");
+
+  function showActivity(now) {
+    if (!activity) return;
+    const noting = Boolean(now?.noting);
+    const chose = Boolean(now?.followup_chosen);
+    activity.textContent = noting && chose
+      ? "Your interviewer is taking notes and has chosen a follow-up for when you submit."
+      : noting ? "Your interviewer is taking notes."
+        : chose ? "Your interviewer has chosen a follow-up for when you submit." : "";
+    activity.hidden = !(noting || chose);
+  }
+
+  function showMarks(marks) {
+    if (!summary) return;
+    const points = marks?.points ?? null;
+    const rating = marks?.rating ?? null;
+    page.querySelectorAll(".interviewer-mark").forEach((mark) => {
+      const on = points !== null && points.includes(Number(mark.dataset.point));
+      mark.hidden = !on;
+      mark.textContent = on ? "your interviewer marked it" : "";
+    });
+    summary.replaceChildren();
+    summary.hidden = points === null && !rating;
+    if (summary.hidden) return;
+    summary.append("Your interviewer marked ");
+    if (points !== null) summary.append(`${points.length} of ${summary.dataset.total} points made`);
+    if (points !== null && rating) summary.append(" and ");
+    if (rating) {
+      const name = document.createElement("strong");
+      name.textContent = RATINGS[rating] || String(rating);
+      summary.append("proposed ", name);
+    }
+    summary.append(". Their marks are beside the grader's suggestions below; your grade is yours.");
+  }
+
+  async function refresh() {
+    try {
+      const response = await fetch(api, { headers: { Accept: "application/json" } });
+      if (!response.ok) return;
+      const session = await response.json();
+      page.dataset.version = session.version;
+      const question = session.questions.find((q) => q.position === position);
+      if (!question) return;
+      showActivity(question.interviewer_activity);
+      if (page.dataset.step === "grade" && question.phase === "grading") showMarks(question.interviewer);
+    } catch {
+      // Offline: the next news or poll tries again (the answer's own banner says so).
+    }
+  }
+
+  liveUpdates({
+    stream: `${api}/events`,
+    version: page.dataset.version,
+    refresh,
+    ignore: ["notes", "step"],  // this page's own doing
+  });
+})();
