@@ -201,3 +201,42 @@ def test_a_server_with_open_streams_stops_promptly(tmp_path: Path) -> None:
     assert stopped < 10, stopped
     candidate.wait_ended()
     interviewer.wait_ended()
+
+
+def test_the_candidates_stream_is_theirs_and_ends_when_they_sign_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(streams, "HEARTBEAT_S", 0.2)  # signing out is no session news: look often
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/accounts.db",
+        content_dir=FIXTURE_CONTENT,
+        auth_mode="accounts",
+        secret_key="k3y-for-tests-" + "abcdefghij" * 5,
+    )
+    with (
+        serving(create_app(settings)) as base,
+        httpx.Client(base_url=base) as ada,
+        httpx.Client(base_url=base) as bea,
+    ):
+        cookies = {}
+        for name, who in (("ada", ada), ("bea", bea)):
+            registered = who.post("/register", data={"username": name, "password": "x" * 12})
+            assert registered.status_code == 303, registered.text
+            cookies[name] = "; ".join(f"{k}={v}" for k, v in who.cookies.items())
+        found = re.search(r'name="csrf-token" content="([^"]+)"', ada.get("/settings").text)
+        assert found
+        csrf = found.group(1)
+        made = ada.post("/api/mock", json={"preset": "lightning"}, headers={"X-CSRF-Token": csrf})
+        assert made.status_code == 201, made.text
+        stream = f"{base}/api/mock/{made.json()['id']}/events"  # no since: told the version
+        assert Listener(stream).status == 401  # nobody
+        assert Listener(stream, headers={"Cookie": cookies["bea"]}).status == 404  # not hers
+        own = Listener(stream, headers={"Cookie": cookies["ada"]})
+        try:
+            assert own.status == 200, own.body
+            own.wait_for(lambda e: e.name == "change")
+            assert ada.post("/logout", data={"csrf_token": csrf}).status_code == 303
+            own.wait_for(lambda e: e.name == "gone")
+            own.wait_ended()
+        finally:
+            own.close()
