@@ -38,7 +38,7 @@ class Listener:
     def __post_init__(self) -> None:
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
-        assert self._answered.wait(10), f"{self.url} answered"
+        assert self._answered.wait(30), f"{self.url} answered"
 
     def _read(self) -> None:
         # http.client, not httpx: `close` can shut its socket from another thread, which the
@@ -82,7 +82,9 @@ class Listener:
             self._answered.set()
             connection.close()
 
-    def wait_for(self, match: Callable[[Event], bool], timeout: float = 5, after: int = 0) -> Event:
+    def wait_for(
+        self, match: Callable[[Event], bool], timeout: float = 15, after: int = 0
+    ) -> Event:
         """The first event from index `after` on that `match`es; fail after `timeout` s."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -93,7 +95,7 @@ class Listener:
             time.sleep(0.005)
         raise AssertionError(f"no matching event within {timeout} s; got {self.events}")
 
-    def wait_ended(self, timeout: float = 5) -> None:
+    def wait_ended(self, timeout: float = 15) -> None:
         self._thread.join(timeout)
         assert self.ended, f"the stream {self.url} still open after {timeout} s"
 
