@@ -103,3 +103,25 @@ def test_both_screens_follow_each_other(page: Any, browser: Any, live_server: st
         assert friend.locator(".pair-points input").first.is_disabled()  # its fieldset is
         assert friend.request.get(invite).status == 404
         shots(friend, "pair-live-interviewer-revoked")
+
+
+def test_without_event_source_the_pages_poll(page: Any, browser: Any, live_server: str) -> None:
+    """A browser without EventSource (or a proxy that cannot stream) still sees the other side,
+    by asking every 2 seconds."""
+    no_streams = "delete window.EventSource"
+    page.add_init_script(no_streams)
+    made = page.request.post(
+        f"{live_server}/api/mock", data={"preset": "custom", "questions": 1, "minutes": 5}
+    )
+    mock_id = made.json()["id"]
+    page.request.post(f"{live_server}/api/mock/{mock_id}/start", data={"position": 1})
+    invite = page.request.post(f"{live_server}/api/mock/{mock_id}/pair").json()["invite_url"]
+    page.goto(f"{live_server}/mock/{mock_id}")
+    assert page.evaluate("() => typeof window.EventSource") == "undefined"
+    with watched_page(browser) as friend:
+        friend.add_init_script(no_streams)
+        friend.goto(f"{live_server}{invite}")
+        page.locator("textarea#answer").fill("Typed without a stream.")
+        friend.locator(".pair-notes").filter(has_text="Typed without a stream.").wait_for()
+        friend.locator(".pair-points input[value='1']").check()
+        page.locator(".interviewer-live").filter(has_text="taking notes").wait_for()
