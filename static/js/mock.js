@@ -189,6 +189,7 @@ function recorder(panel, mockId) {
   let began = 0;
   let ticking = null;
   let stopped = null;
+  let savedBytes = 0;  // of the take being recorded, uploaded so far
 
   const say = (text, error = false) => {
     status.textContent = text;
@@ -232,7 +233,8 @@ function recorder(panel, mockId) {
       while (queue.length && !refused) {
         try {
           const saved = await send(queue[0]);
-          queue.shift();
+          const sent = queue.shift();
+          if (sent.take === take) savedBytes += sent.blob.size;
           wait = 1000;
           if (media) say(`Recording · ${Math.round(saved.bytes_total / 1024)} kB saved`);
         } catch (error) {
@@ -302,8 +304,36 @@ function recorder(panel, mockId) {
     ticking = setInterval(tick, 500);
     startButton.hidden = true;
     live.hidden = false;
-    panel.querySelector(".voice-stop").focus();
+    holdQuestion(true);
+    panel.querySelector(".voice-stop").focus({ preventScroll: true });
     say("Recording. Speak your answer; it uploads as you go.");
+  }
+
+  // While recording, the question stays at the top of the screen, under the clock, with the
+  // recorder just below it: what is being answered is in view the whole time.
+  function holdQuestion(on) {
+    const page = panel.closest(".mock-page");
+    const question = page?.querySelector(".mock-question, .followup-question");
+    if (!page || !question) return;
+    const bar = page.querySelector(".mock-bar");
+    page.style.setProperty("--bar-height", `${bar ? bar.offsetHeight : 0}px`);
+    page.classList.toggle("is-recording", on);
+    if (on) question.scrollIntoView({ block: "start", behavior: "instant" });
+  }
+
+  // A take just finished, to hear before submitting: the server's copy, which has the
+  // duration the recorder could not write, so the player can show it and seek.
+  function playable(number, bytes) {
+    const figure = document.createElement("figure");
+    figure.className = "voice-take";
+    const caption = document.createElement("figcaption");
+    caption.textContent = `Take ${number} (${Math.max(1, Math.round(bytes / 1024))} kB): listen before you submit`;
+    const player = document.createElement("audio");
+    player.controls = true;
+    player.preload = "metadata";
+    player.src = `/api/mock/${mockId}/audio/${position}/${part}/${number}`;
+    figure.append(caption, player);
+    panel.append(figure);
   }
 
   function stop() {
@@ -313,6 +343,7 @@ function recorder(panel, mockId) {
     audio = null;
     clearInterval(ticking);
     live.hidden = true;
+    holdQuestion(false);
   }
 
   // Stop, then wait for the last chunks to reach the server.
@@ -325,8 +356,10 @@ function recorder(panel, mockId) {
     // (what is still queued goes with keepalive as the page leaves).
     await Promise.race([pump(), new Promise((resolve) => setTimeout(resolve, 10000))]);
     if (!refused) {
-      say(queue.length ? "Some audio could not be uploaded." : "Recording saved. Record again for another take, or submit.", Boolean(queue.length));
+      say(queue.length ? "Some audio could not be uploaded." : "Recording saved: play it back below. Record again for another take, or submit.", Boolean(queue.length));
     }
+    if (savedBytes > 0) playable(take, savedBytes);
+    savedBytes = 0;
     take += 1;  // a new recording is a new take
     startButton.hidden = false;
     startButton.disabled = refused;
