@@ -11,10 +11,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import text
 
+from app.config import Settings
+from app.main import create_app
 from tests.conftest import FIXTURE_CONTENT
-from tests.postgres.schemas import SKIP_REASON, Schemas, template_url
-from tests.servers import free_port, wait_until_up
+from tests.postgres.schemas import SKIP_REASON, Schemas, schema_of, template_url
+from tests.servers import free_port, serving, wait_until_up
 from tests.web.sse import Listener
 from tests.web.test_live import started_mock
 
@@ -120,3 +123,48 @@ def test_schemas_do_not_hear_each_other(two_servers: tuple[str, str], tmp_path: 
         assert other.wait(timeout=15) in (0, -15)
         schemas.drop(other_database)
         schemas.dispose()
+
+
+def test_news_sent_while_the_listener_reconnects_is_not_lost(
+    postgres_schemas: Schemas | None,
+) -> None:
+    """The listening connection dies (a restarted PostgreSQL, a proxy's timeout): it
+    reconnects, and every stream reads the session again, so a change made meanwhile, whose
+    NOTIFY nobody heard, still reaches the page."""
+    if postgres_schemas is None:
+        pytest.skip(SKIP_REASON)
+    url = postgres_schemas.create()
+    try:
+        settings = Settings(database_url=url, content_dir=FIXTURE_CONTENT)
+        app = create_app(settings)
+        with serving(app) as base:
+            hub = app.state.events
+            assert hub.listening.wait(10)
+            mock_id, token = started_mock(base)
+            version = httpx.get(f"{base}/api/mock/{mock_id}").json()["version"]
+            candidate = Listener(f"{base}/api/mock/{mock_id}/events?since={version}")
+            try:
+                with postgres_schemas.engine.begin() as connection:
+                    ended = connection.execute(
+                        text(
+                            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                            " WHERE application_name = :name AND query LIKE 'LISTEN%'"
+                        ),
+                        {"name": schema_of(url)},
+                    ).all()
+                assert ended == [(True,)]  # the one listening connection of this process
+                marked = httpx.post(
+                    f"{base}/api/pair/{token}/points", json={"position": 1, "points": [0]}
+                )
+                assert marked.is_success
+                heard = candidate.wait_for(lambda e: e.name == "change")
+                assert heard.data["version"] == marked.json()["version"]
+                assert hub.listening.wait(10)  # and it listens again, for what comes next
+                again = httpx.post(
+                    f"{base}/api/pair/{token}/points", json={"position": 1, "points": [1]}
+                )
+                candidate.wait_for(lambda e: e.data["version"] == again.json()["version"])
+            finally:
+                candidate.close()
+    finally:
+        postgres_schemas.drop(url)
