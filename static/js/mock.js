@@ -310,7 +310,8 @@ function recorder(panel, mockId) {
   }
 
   // While recording, the question stays at the top of the screen, under the clock, with the
-  // recorder just below it: what is being answered is in view the whole time.
+  // recorder just below it: what is being answered, and the Stop button, are in view the
+  // whole time, wherever the page is scrolled to (to type notes, say).
   function holdQuestion(on) {
     const page = panel.closest(".mock-page");
     const question = page?.querySelector(".mock-question, .followup-question");
@@ -318,6 +319,8 @@ function recorder(panel, mockId) {
     const bar = page.querySelector(".mock-bar");
     page.style.setProperty("--bar-height", `${bar ? bar.offsetHeight : 0}px`);
     page.classList.toggle("is-recording", on);
+    // The recorder (its clock, level and Stop button) sticks just under the question.
+    page.style.setProperty("--question-height", `${question.offsetHeight}px`);
     if (on) question.scrollIntoView({ block: "start", behavior: "instant" });
   }
 

@@ -149,6 +149,8 @@ def test_a_take_is_heard_back_before_submitting_with_the_question_in_view(
     assert question is not None and bar is not None
     assert page.evaluate("() => window.scrollY") > 0
     assert bar["y"] + bar["height"] - 1 <= question["y"] < 844 / 2, (bar, question)
+    stop = page.get_by_role("button", name="Stop recording").bounding_box()
+    assert stop is not None and question["y"] < stop["y"] < 844 / 2, (question, stop)
     for width, height in ((390, 844), (1280, 800)):
         page.set_viewport_size({"width": width, "height": height})
         # What the screen shows (a full-page shot puts the sticky parts where they stick).
