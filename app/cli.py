@@ -60,6 +60,7 @@ def serve(
     from app.content.loader import ContentError
     from app.datasafety.startup import UnusableDatabaseError
     from app.main import ConfigError, create_app, freeze_startup_heap
+    from app.web import streams
     from app.web.observability import uvicorn_options
 
     settings = load_settings(host=host, port=port)
@@ -82,7 +83,7 @@ def serve(
     typer.echo(f"Ringside on http://{settings.host}:{settings.port}", err=True)
     freeze_startup_heap()
     # One worker per process: scale out with more processes behind a proxy (docker-compose.yml).
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
@@ -91,6 +92,11 @@ def serve(
         forwarded_allow_ips=settings.forwarded_allow_ips,
         **uvicorn_options(settings),
     )
+    # uvicorn's server, but one that ends the live pages' streams when it stops.
+    server = streams.Server(config, app.state.events)
+    server.run()
+    if not server.started:
+        raise typer.Exit(3)  # as uvicorn.run exits when the server could not start
 
 
 def is_loopback(host: str) -> bool:

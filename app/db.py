@@ -204,6 +204,14 @@ class Database:
         with self.engine.connect() as connection:
             return read(connection)
 
+    def add_commit_hooks(
+        self, after_commit: Callable[[Session], None], after_rollback: Callable[[Session], None]
+    ) -> None:
+        """Call `after_commit(session)` once each write transaction has committed, and
+        `after_rollback(session)` when one rolled back (app.events delivers news with them)."""
+        event.listen(self._write, "after_commit", after_commit)
+        event.listen(self._write, "after_rollback", after_rollback)
+
     def read_session(self) -> Session:
         """A session for reads; on SQLite its transaction takes no write lock."""
         return self._read()

@@ -23,6 +23,7 @@ from app.content.search import SearchIndex
 from app.datasafety import startup
 from app.db import Database
 from app.drills import check as drill_check
+from app.events import Hub
 from app.labs import catalog as lab_catalog
 from app.plan.service import PlanCache
 from app.srs import refit
@@ -125,15 +126,18 @@ def create_app(
     migrate.upgrade(database.engine)
     with database.write_session() as session:
         local_user_id = ensure_local_user(session).id
+    hub = Hub(database)  # news of changes, for the live pages' streams (app.web.streams)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        hub.start()
         async with anyio.create_task_group() as background:
             tidy = partial(_housekeeping, database, auth_policy)
             background.start_soon(partial(startup.keep_backing_up, settings, clock, tidy=tidy))
             background.start_soon(refit.keep_refitting, database, clock)
             yield
             background.cancel_scope.cancel()
+        await anyio.to_thread.run_sync(hub.close)  # joins the listener: not in the loop
         database.dispose()
 
     docs = settings.api_docs if settings.api_docs is not None else settings.auth_mode == "local"
@@ -156,6 +160,7 @@ def create_app(
     app.state.errata = errata
     app.state.search_index = SearchIndex(catalog, glossary)
     app.state.database = database
+    app.state.events = hub
     app.state.local_user_id = local_user_id
     app.state.renderer = renderer
     app.state.clock = clock

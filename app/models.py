@@ -192,6 +192,9 @@ class MockSession(Base):
     status: Mapped[str] = mapped_column(String(16))  # active | finished | abandoned
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Bumped by every change the live pages show (app.mock.live): a page that reconnects
+    # says which version it saw, and hears at once if there is a newer one.
+    version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class MockQuestion(Base):

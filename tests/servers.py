@@ -15,6 +15,8 @@ from typing import Any
 import httpx
 import uvicorn
 
+from app.web import streams
+
 HOST = "127.0.0.1"
 
 
@@ -47,7 +49,10 @@ def serving(app: Any, port: int | None = None, timeout: float = 20) -> Iterator[
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, port or 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    config = uvicorn.Config(app, log_level="warning")
+    hub = getattr(getattr(app, "state", None), "events", None)
+    # As `ringside serve` does: a server that ends the app's event streams when it stops.
+    server = uvicorn.Server(config) if hub is None else streams.Server(config, hub)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:

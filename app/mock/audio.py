@@ -33,6 +33,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.errors import DomainError, FieldError, TooLargeError
+from app.mock import live, webm
 from app.mock import sessions as mocks
 from app.models import MockAudioChunk, MockQuestion, MockSession
 from app.srs.days import as_utc
@@ -227,7 +228,8 @@ def by_question(session: Session, mock: MockSession) -> dict[int, dict[str, list
 def recording(
     session: Session, user_id: int, mock_id: int, position: int, part: str, take: int
 ) -> tuple[str, bytes]:
-    """A take of one of this user's sessions, as `take_audio`; nothing when it is not theirs."""
+    """A take of one of this user's sessions, to play: as `take_audio`, a WebM file given the
+    duration its recorder could not write (app.mock.webm); nothing when it is not theirs."""
     question_id = session.scalar(
         select(MockQuestion.id)
         .join(MockSession, MockSession.id == MockQuestion.session_id)
@@ -237,7 +239,10 @@ def recording(
             MockQuestion.position == position,
         )
     )
-    return take_audio(session, question_id, part, take) if question_id else ("", b"")
+    if not question_id:
+        return "", b""
+    mime, data = take_audio(session, question_id, part, take)
+    return mime, webm.with_duration(data) if mime.startswith("audio/webm") else data
 
 
 def take_audio(session: Session, question_id: int, part: str, take: int) -> tuple[str, bytes]:
@@ -284,6 +289,7 @@ def next_take(session: Session, question_id: int, part: str) -> int:
 
 def delete_session(session: Session, mock: MockSession) -> None:
     """Delete a mock session; its questions and their audio go with it (foreign-key cascade)."""
+    live.deleted(session, mock)
     session.execute(delete(MockSession).where(MockSession.id == mock.id))
 
 

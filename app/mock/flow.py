@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from app.content.catalog import Catalog
-from app.mock import audio
+from app.mock import audio, live
 from app.mock import sessions as mocks
 from app.models import MockQuestion, MockSession
 from app.srs import settings as review_settings
@@ -110,6 +110,7 @@ def start(
         raise mocks.MockError(f"finish question {question.position} first")
     mocks.start(question, mock.minutes_per_question, now)
     session.flush()
+    live.changed(session, mock, live.Kind.STEP)
     return turn.questions
 
 
@@ -124,6 +125,7 @@ def autosave(
         raise mocks.TooLate("nothing is being answered now; the last saved text was kept")
     mocks.save(step.question, part, text, now)
     session.flush()
+    live.changed(session, mock, live.Kind.NOTES)
     return step.question
 
 
@@ -142,6 +144,7 @@ def submit(
         mocks.save(question, part, text, now)
     mocks.submit(question, now, catalog.card(question.card_id))
     session.flush()
+    live.changed(session, mock, live.Kind.STEP)
     return turn.questions
 
 
@@ -167,6 +170,7 @@ def grade(
         desired_retention=prefs.desired_retention, fuzz=fuzz, parameters=prefs.fsrs_parameters,
     )  # fmt: skip
     session.flush()
+    live.changed(session, mock, live.Kind.STEP)
     return turn.questions
 
 
@@ -183,6 +187,7 @@ def abandon(
         raise mocks.MockError(f"this session is {mock.status}")
     mocks.abandon(mock, now)
     session.flush()
+    live.changed(session, mock, live.Kind.STEP)
     return qs
 
 

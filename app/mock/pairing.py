@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from app import locks
 from app.content.catalog import CardView, Catalog
 from app.errors import NotFoundError
+from app.mock import live
 from app.mock import sessions as mocks
 from app.models import MockPairing, MockQuestion, MockSession
 from app.srs.days import as_utc
@@ -54,12 +55,16 @@ def open_link(session: Session, mock: MockSession, token_hash: str, now: datetim
     )
     session.add(link)
     session.flush()
+    live.changed(session, mock, live.Kind.LINK)
     return link
 
 
 def revoke(session: Session, mock: MockSession) -> None:
-    """Close `mock`'s link, if it has one: the token opens nothing any more."""
-    session.execute(delete(MockPairing).where(MockPairing.session_id == mock.id))
+    """Close `mock`'s link, if it has one: the token opens nothing any more (and its
+    interviewer's live page hears so)."""
+    gone = session.execute(delete(MockPairing).where(MockPairing.session_id == mock.id))
+    if gone.rowcount:  # type: ignore[attr-defined]
+        live.changed(session, mock, live.Kind.LINK)
 
 
 def live_link(session: Session, mock: MockSession, now: datetime) -> MockPairing | None:
@@ -80,6 +85,14 @@ def find(session: Session, token_hash: str, now: datetime) -> MockSession:
     if mock is None or mock.status != mocks.Status.ACTIVE:
         raise LinkNotFound()
     return mock
+
+
+def watch(session: Session, token_hash: str, now: datetime) -> live.Watched:
+    """What the link's live page watches: its session's version, until the link ends.
+    LinkNotFound once it opens nothing (revoked, replaced, expired, or its session ended)."""
+    mock = find(session, token_hash, now)
+    link = session.scalars(select(MockPairing).where(MockPairing.session_id == mock.id)).one()
+    return live.Watched(mock.id, mock.version, as_utc(link.expires_at))
 
 
 # --- what the interviewer sees ---------------------------------------------------------------
@@ -139,6 +152,12 @@ def _asked(
     return question, card
 
 
+def _marked(session: Session, question: MockQuestion) -> None:
+    mock = session.get(MockSession, question.session_id)
+    assert mock is not None  # find() loaded it in this transaction
+    live.changed(session, mock, live.Kind.INTERVIEWER)
+
+
 def mark_points(
     session: Session, token_hash: str, catalog: Catalog, now: datetime, position: int,
     points: list[int],
@@ -149,6 +168,7 @@ def mark_points(
         raise mocks.BadInput("points", f"rubric points are numbered 0 to {len(card.rubric) - 1}")
     question.interviewer_points = sorted(set(points))
     session.flush()
+    _marked(session, question)
     return question
 
 
@@ -171,6 +191,7 @@ def choose_followup(
         )
     question.interviewer_followup = index
     session.flush()
+    _marked(session, question)
     return question
 
 
@@ -184,4 +205,5 @@ def propose_rating(
     question, _card = _asked(session, token_hash, catalog, now, position)
     question.interviewer_rating = rating
     session.flush()
+    _marked(session, question)
     return question

@@ -116,6 +116,18 @@ WriteSessionDep = Annotated[
 ]
 
 
+def get_link_write_session(database: DatabaseDep) -> Iterator[Session]:
+    """The write transaction of a route whose credential is a link in its path, not a member
+    (app.web.pair): no identity is resolved for it, so nothing else of the request writes."""
+    with database.write_session() as session:
+        yield session
+
+
+LinkWriteSessionDep = Annotated[
+    Session, Depends(get_link_write_session, scope="function", max_concurrency=POOL_SIZE)
+]
+
+
 async def get_topic(slug: str, catalog: CatalogDep) -> Topic:
     topic = catalog.topic(slug)
     if topic is None:

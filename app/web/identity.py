@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from fastapi import Depends, HTTPException, Request
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.auth import accounts
@@ -202,6 +203,19 @@ def _resolve(request: Request) -> Identity | None:
     if cookie:
         return _local_browser(request, cookie)
     return Identity(local_id, "local")
+
+
+def still_signed_in(request: Request, identity: Identity, session: Session) -> bool:
+    """Whether `identity`, resolved when a long request began (an event stream), still holds:
+    its sign-in session not ended or timed out, its API token not revoked or expired."""
+    now, rules = _now(request), policy(request)
+    if identity.via == "token":
+        bearer = _bearer(request)
+        return bearer is not None and accounts.find_token(session, bearer, rules, now) is not None
+    if identity.via == "session" and identity.session_id is not None:
+        cookie = request.cookies.get(cookie_name(request))
+        return cookie is not None and accounts.find_session(session, cookie, now, rules) is not None
+    return True  # local mode's profile: nobody signs in or out
 
 
 def _local_browser(request: Request, cookie: str) -> Identity:

@@ -11,18 +11,21 @@ candidate's notes.
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Request
+import anyio
+from fastapi import APIRouter, Header, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.orm import Session
 
 from app.auth.tokens import digest
 from app.content.catalog import Catalog
 from app.db import Database
-from app.mock import pairing
+from app.mock import live, pairing
 from app.mock import sessions as mocks
 from app.srs.days import as_utc
 from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING, RATING_HELP, RATING_NAMES
-from app.web.deps import CatalogDep, DatabaseDep, NowDep, SessionDep, TemplatesDep
+from app.web import streams
+from app.web.deps import CatalogDep, LinkWriteSessionDep, NowDep, SessionDep, TemplatesDep
 from app.web.identity import policy
 
 router = APIRouter()
@@ -76,6 +79,11 @@ class InterviewOut(BaseModel):
     remaining_seconds: float = Field(description="On the clock running now; 0 when none runs.")
     expires_at: datetime = Field(description="When the link ends, if the session has not.")
     current: InterviewQuestionOut | None
+    version: int = Field(
+        default=0,
+        description="Bumped by every change to the session; GET /api/pair/<token>/events"
+        "?since=<version> tells of newer ones.",
+    )
 
     @classmethod
     def of(cls, view: pairing.Interview) -> "InterviewOut":
@@ -118,6 +126,7 @@ class InterviewOut(BaseModel):
             remaining_seconds=view.remaining,
             expires_at=view.expires_at,
             current=current,
+            version=view.mock.version,
         )
 
 
@@ -155,47 +164,68 @@ def interview_api(
 
 
 def _after(
-    database: Database, request: Request, token: str, catalog: Catalog, now: datetime
+    session: Session, request: Request, token: str, catalog: Catalog, now: datetime
 ) -> InterviewOut:
     """The view as the write left it, for the page to show at once."""
-    with database.read_session() as session:
-        return InterviewOut.of(pairing.interview(session, _hash(request, token), catalog, now))
+    return InterviewOut.of(pairing.interview(session, _hash(request, token), catalog, now))
 
 
 @router.post("/api/pair/{token}/points", tags=["pair"], responses=GONE)
 def points_api(
-    token: Token, body: PointsIn, request: Request, database: DatabaseDep, catalog: CatalogDep,
-    now: NowDep,
+    token: Token, body: PointsIn, request: Request, session: LinkWriteSessionDep,
+    catalog: CatalogDep, now: NowDep,
 ) -> InterviewOut:  # fmt: skip
     """Mark the rubric points heard made so far (all of them: this replaces the last mark)."""
-    with database.write_session() as session:
-        hashed = _hash(request, token)
-        pairing.mark_points(session, hashed, catalog, now, body.position, body.points)
-    return _after(database, request, token, catalog, now)
+    pairing.mark_points(session, _hash(request, token), catalog, now, body.position, body.points)
+    return _after(session, request, token, catalog, now)
 
 
 @router.post("/api/pair/{token}/followup", tags=["pair"], responses=GONE)
 def followup_api(
-    token: Token, body: FollowupIn, request: Request, database: DatabaseDep,
+    token: Token, body: FollowupIn, request: Request, session: LinkWriteSessionDep,
     catalog: CatalogDep, now: NowDep,
 ) -> InterviewOut:  # fmt: skip
     """Choose the follow-up to ask when the main answer is in; 409 once it is in."""
-    with database.write_session() as session:
-        hashed = _hash(request, token)
-        pairing.choose_followup(session, hashed, catalog, now, body.position, body.index)
-    return _after(database, request, token, catalog, now)
+    pairing.choose_followup(session, _hash(request, token), catalog, now, body.position, body.index)
+    return _after(session, request, token, catalog, now)
 
 
 @router.post("/api/pair/{token}/rating", tags=["pair"], responses=GONE)
 def rating_api(
-    token: Token, body: RatingIn, request: Request, database: DatabaseDep,
+    token: Token, body: RatingIn, request: Request, session: LinkWriteSessionDep,
     catalog: CatalogDep, now: NowDep,
 ) -> InterviewOut:  # fmt: skip
     """Propose a rating; the candidate sees it when grading and still decides."""
-    with database.write_session() as session:
-        hashed = _hash(request, token)
-        pairing.propose_rating(session, hashed, catalog, now, body.position, body.rating)
-    return _after(database, request, token, catalog, now)
+    pairing.propose_rating(session, _hash(request, token), catalog, now, body.position, body.rating)
+    return _after(session, request, token, catalog, now)
+
+
+@router.get("/api/pair/{token}/events", include_in_schema=False)
+async def interview_events(
+    token: Token,
+    request: Request,
+    since: Annotated[int | None, Query(ge=0, le=2**31, description="The version shown.")] = None,
+    last_event_id: Annotated[str | None, Header(max_length=20)] = None,
+) -> streams.EventStream:
+    """News of the session the link opens, as server-sent events: `change` (fetch the view
+    again) and, once the link opens nothing any more, `gone`. 404 as for the view."""
+    database: Database = request.app.state.database
+    clock = request.app.state.clock
+    hashed = _hash(request, token)
+
+    def watch() -> live.Watched:
+        with database.read_session() as session:
+            return pairing.watch(session, hashed, clock())
+
+    async def check() -> live.Watched | None:
+        try:
+            return await anyio.to_thread.run_sync(watch)
+        except pairing.LinkNotFound:
+            return None
+
+    watched = await anyio.to_thread.run_sync(watch)  # LinkNotFound: 404, nothing streamed
+    seen = streams.last_seen(last_event_id, since)
+    return streams.stream(request.app.state.events, watched, seen, check, clock)
 
 
 # --- the page ------------------------------------------------------------------------------

@@ -189,6 +189,7 @@ function recorder(panel, mockId) {
   let began = 0;
   let ticking = null;
   let stopped = null;
+  let savedBytes = 0;  // of the take being recorded, uploaded so far
 
   const say = (text, error = false) => {
     status.textContent = text;
@@ -232,7 +233,8 @@ function recorder(panel, mockId) {
       while (queue.length && !refused) {
         try {
           const saved = await send(queue[0]);
-          queue.shift();
+          const sent = queue.shift();
+          if (sent.take === take) savedBytes += sent.blob.size;
           wait = 1000;
           if (media) say(`Recording · ${Math.round(saved.bytes_total / 1024)} kB saved`);
         } catch (error) {
@@ -302,8 +304,39 @@ function recorder(panel, mockId) {
     ticking = setInterval(tick, 500);
     startButton.hidden = true;
     live.hidden = false;
-    panel.querySelector(".voice-stop").focus();
+    holdQuestion(true);
+    panel.querySelector(".voice-stop").focus({ preventScroll: true });
     say("Recording. Speak your answer; it uploads as you go.");
+  }
+
+  // While recording, the question stays at the top of the screen, under the clock, with the
+  // recorder just below it: what is being answered, and the Stop button, are in view the
+  // whole time, wherever the page is scrolled to (to type notes, say).
+  function holdQuestion(on) {
+    const page = panel.closest(".mock-page");
+    const question = page?.querySelector(".mock-question, .followup-question");
+    if (!page || !question) return;
+    const bar = page.querySelector(".mock-bar");
+    page.style.setProperty("--bar-height", `${bar ? bar.offsetHeight : 0}px`);
+    page.classList.toggle("is-recording", on);
+    // The recorder (its clock, level and Stop button) sticks just under the question.
+    page.style.setProperty("--question-height", `${question.offsetHeight}px`);
+    if (on) question.scrollIntoView({ block: "start", behavior: "instant" });
+  }
+
+  // A take just finished, to hear before submitting: the server's copy, which has the
+  // duration the recorder could not write, so the player can show it and seek.
+  function playable(number, bytes) {
+    const figure = document.createElement("figure");
+    figure.className = "voice-take";
+    const caption = document.createElement("figcaption");
+    caption.textContent = `Take ${number} (${Math.max(1, Math.round(bytes / 1024))} kB): listen before you submit`;
+    const player = document.createElement("audio");
+    player.controls = true;
+    player.preload = "metadata";
+    player.src = `/api/mock/${mockId}/audio/${position}/${part}/${number}`;
+    figure.append(caption, player);
+    panel.append(figure);
   }
 
   function stop() {
@@ -313,6 +346,7 @@ function recorder(panel, mockId) {
     audio = null;
     clearInterval(ticking);
     live.hidden = true;
+    holdQuestion(false);
   }
 
   // Stop, then wait for the last chunks to reach the server.
@@ -325,8 +359,10 @@ function recorder(panel, mockId) {
     // (what is still queued goes with keepalive as the page leaves).
     await Promise.race([pump(), new Promise((resolve) => setTimeout(resolve, 10000))]);
     if (!refused) {
-      say(queue.length ? "Some audio could not be uploaded." : "Recording saved. Record again for another take, or submit.", Boolean(queue.length));
+      say(queue.length ? "Some audio could not be uploaded." : "Recording saved: play it back below. Record again for another take, or submit.", Boolean(queue.length));
     }
+    if (savedBytes > 0) playable(take, savedBytes);
+    savedBytes = 0;
     take += 1;  // a new recording is a new take
     startButton.hidden = false;
     startButton.disabled = refused;
@@ -402,5 +438,75 @@ function recorder(panel, mockId) {
     url.value = "";
     create.textContent = "Make a link";
     status.textContent = "The link is revoked: it opens nothing any more.";
+  });
+})();
+
+// A friend interviewing by link, live on the candidate's screen: while answering, that they
+// are taking notes or have chosen a follow-up (never what); when grading, their marks beside
+// the rubric and the rating they propose. The stream (live.js) says when to fetch the
+// session's JSON again; the candidate's own typing and steps are news this page ignores.
+(() => {
+  const page = document.querySelector(".mock-page");
+  if (!page || !page.dataset.version || typeof liveUpdates !== "function") return;
+  const api = `/api/mock/${page.dataset.mock}`;
+  const position = Number(page.dataset.position);
+  const RATINGS = { 1: "Again", 2: "Hard", 3: "Good", 4: "Easy" };
+  const activity = page.querySelector(".interviewer-live");
+  const summary = page.querySelector(".interviewer-marks");
+
+  function showActivity(now) {
+    if (!activity) return;
+    const noting = Boolean(now?.noting);
+    const chose = Boolean(now?.followup_chosen);
+    activity.textContent = noting && chose
+      ? "Your interviewer is taking notes and has chosen a follow-up for when you submit."
+      : noting ? "Your interviewer is taking notes."
+        : chose ? "Your interviewer has chosen a follow-up for when you submit." : "";
+    activity.hidden = !(noting || chose);
+  }
+
+  function showMarks(marks) {
+    if (!summary) return;
+    const points = marks?.points ?? null;
+    const rating = marks?.rating ?? null;
+    page.querySelectorAll(".interviewer-mark").forEach((mark) => {
+      const on = points !== null && points.includes(Number(mark.dataset.point));
+      mark.hidden = !on;
+      mark.textContent = on ? "your interviewer marked it" : "";
+    });
+    summary.replaceChildren();
+    summary.hidden = points === null && !rating;
+    if (summary.hidden) return;
+    summary.append("Your interviewer marked ");
+    if (points !== null) summary.append(`${points.length} of ${summary.dataset.total} points made`);
+    if (points !== null && rating) summary.append(" and ");
+    if (rating) {
+      const name = document.createElement("strong");
+      name.textContent = RATINGS[rating] || String(rating);
+      summary.append("proposed ", name);
+    }
+    summary.append(". Their marks are beside the grader's suggestions below; your grade is yours.");
+  }
+
+  async function refresh() {
+    try {
+      const response = await fetch(api, { headers: { Accept: "application/json" } });
+      if (!response.ok) return;
+      const session = await response.json();
+      page.dataset.version = session.version;
+      const question = session.questions.find((q) => q.position === position);
+      if (!question) return;
+      showActivity(question.interviewer_activity);
+      if (page.dataset.step === "grade" && question.phase === "grading") showMarks(question.interviewer);
+    } catch {
+      // Offline: the next news or poll tries again (the answer's own banner says so).
+    }
+  }
+
+  liveUpdates({
+    stream: `${api}/events`,
+    version: page.dataset.version,
+    refresh,
+    ignore: ["notes", "step"],  // this page's own doing
   });
 })();

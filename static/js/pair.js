@@ -1,6 +1,7 @@
-// The interviewer's page (/pair/<token>): marks go to /api/pair/<token>/…, and the page asks
-// the same API every 2 seconds for the clock and the candidate's notes. When the session
-// moves on (another question, the follow-up, grading), the page reloads to show it.
+// The interviewer's page (/pair/<token>): marks go to /api/pair/<token>/…, and the page fetches
+// the same API's view whenever its stream (live.js) tells of a change: the candidate's notes,
+// another tab's marks, a revoked link. When the session moves on (another question, the
+// follow-up, grading), the page reloads to show it.
 (() => {
   const page = document.querySelector(".pair-page");
   if (!page) return;
@@ -11,6 +12,7 @@
   const error = page.querySelector(".pair-error");
   let remaining = Number(clock?.dataset.remaining || 0);
   let stopped = false;
+  let live = null;
 
   function show(seconds) {
     if (!clock) return;
@@ -42,12 +44,25 @@
     show(remaining);
     if (!q) return;
     const notes = page.querySelector(".pair-notes");
-    if (notes && notes.textContent !== q.answer) notes.textContent = q.answer || "(nothing typed yet)";
+    const typed = q.answer || "(nothing typed yet)";
+    if (notes && notes.textContent !== typed) notes.textContent = typed;
     const followupNotes = page.querySelector(".pair-followup-notes");
     if (followupNotes && q.followup_asked) {
       followupNotes.hidden = false;
       followupNotes.textContent = q.followup_answer;
     }
+    // The marks as stored: another tab (or device) of the interviewer's may have changed them.
+    for (const point of q.rubric) {
+      const box = page.querySelector(`.pair-points input[value="${point.index}"]`);
+      if (box && box !== document.activeElement) box.checked = point.marked;
+    }
+    for (const followup of q.followups) {
+      const radio = page.querySelector(`.pair-followups input[value="${followup.index}"]`);
+      if (radio) radio.checked = followup.chosen;
+    }
+    page.querySelectorAll(".pair-rating button").forEach((b) => {
+      b.setAttribute("aria-pressed", String(Number(b.value) === q.interviewer_rating));
+    });
   }
 
   async function poll() {
@@ -55,8 +70,10 @@
     try {
       const response = await fetch(api, { headers: { Accept: "application/json" } });
       if (response.status === 404) {
-        stopped = true;
+        stopped = true;  // revoked, expired, or the interview ended: this page opens nothing
+        live?.stop();
         fail(detail(await response.json()));
+        page.querySelectorAll("fieldset, .pair-rating button").forEach((field) => { field.disabled = true; });
         return;
       }
       if (response.ok) {
@@ -109,9 +126,12 @@
 
   setInterval(() => {
     if (page.dataset.step === "answer" || page.dataset.step === "followup") {
+      const before = remaining;
       remaining = Math.max(0, remaining - 1);
       show(remaining);
+      // Time running out changes the step with nothing written, so with no news: ask.
+      if (before > 0 && remaining === 0) setTimeout(poll, 1500);
     }
   }, 1000);
-  setInterval(poll, 2000);
+  live = liveUpdates({ stream: `${api}/events`, version: page.dataset.version, refresh: poll });
 })();

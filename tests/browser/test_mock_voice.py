@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.browser.audit import audit
-from tests.browser.conftest import CHROMIUM, watched_page
+from tests.browser.conftest import ARTIFACTS, CHROMIUM, screenshot, watched_page
 
 FAKE_MICROPHONE = [
     "--use-fake-device-for-media-stream",  # a generated tone instead of a real microphone
@@ -125,3 +125,73 @@ def test_closing_the_tab_mid_answer_keeps_what_was_said(voice_page: Any, live_se
     assert again.locator(".voice").get_attribute("data-take") == "2"
     kept = again.request.get(f"{mock_url.replace('/mock/', '/api/mock/')}/audio/1/main/1")
     assert kept.status == 200 and kept.body()[:4] == b"\x1a\x45\xdf\xa3"
+
+
+def test_a_take_is_heard_back_before_submitting_with_the_question_in_view(
+    voice_page: Any, live_server: str
+) -> None:
+    page = voice_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    mock_url = answering(page, live_server)
+    # The recorder sits right under the question, above the typed answer.
+    order = page.evaluate(
+        """() => [...document.querySelectorAll('.mock-question, .voice, .mock-answer')]
+                 .map((e) => e.className.split(' ').pop())"""
+    )
+    assert order == ["mock-question", "voice", "mock-answer"], order
+    page.get_by_role("button", name="Answer out loud").click()
+    page.locator(".voice-live").wait_for()
+    # Scrolled down to the typed notes, the question is still on screen, under the clock.
+    page.mouse.wheel(0, 2000)
+    page.wait_for_timeout(300)
+    question = page.locator(".mock-question").bounding_box()
+    bar = page.locator(".mock-bar").bounding_box()
+    assert question is not None and bar is not None
+    assert page.evaluate("() => window.scrollY") > 0
+    assert bar["y"] + bar["height"] - 1 <= question["y"] < 844 / 2, (bar, question)
+    stop = page.get_by_role("button", name="Stop recording").bounding_box()
+    assert stop is not None and question["y"] < stop["y"] < 844 / 2, (question, stop)
+    for width, height in ((390, 844), (1280, 800)):
+        page.set_viewport_size({"width": width, "height": height})
+        # What the screen shows (a full-page shot puts the sticky parts where they stick).
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"mock-voice-recording-question-{width}.png"))
+    page.wait_for_timeout(3000)
+    page.get_by_role("button", name="Stop recording").click()
+    page.wait_for_function(
+        "() => document.querySelector('.voice-status').textContent.startsWith('Recording saved')",
+        timeout=15000,
+    )
+    # Before submitting: the take plays back, with a duration, and can be seeked.
+    assert page.locator(".voice .voice-take audio").count() == 1
+    assert "Take 1" in page.locator(".voice .voice-take figcaption").inner_text()
+    heard = page.evaluate(
+        """async () => {
+            const audio = document.querySelector('.voice .voice-take audio');
+            const once = (name) => new Promise((r) => audio.addEventListener(name, r));
+            if (audio.readyState < 1) await once('loadedmetadata');
+            const duration = audio.duration;
+            const target = duration / 2;
+            audio.currentTime = target;
+            await once('seeked');
+            const landed = audio.currentTime;
+            await audio.play();
+            await new Promise((r) => setTimeout(r, 600));
+            audio.pause();
+            const error = audio.error && audio.error.code;
+            return { duration, target, landed, now: audio.currentTime, error };
+        }"""
+    )
+    assert heard["error"] is None, heard
+    assert 2.5 < heard["duration"] < 8, heard  # finite: about the 3 s or so recorded
+    assert abs(heard["landed"] - heard["target"]) < 0.3 and heard["now"] > heard["landed"], heard
+    assert (
+        page.evaluate(
+            "() => document.querySelector('.mock-page').classList.contains('is-recording')"
+        )
+        is False
+    )
+    for width, height in ((390, 844), (1280, 800)):
+        page.set_viewport_size({"width": width, "height": height})
+        screenshot(page, f"mock-voice-take-to-hear-{width}")
+    assert page.url == mock_url  # nothing was submitted

@@ -7,7 +7,8 @@ JSON routes leave to the app's handler and the page's forms turn into a message 
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Form, HTTPException, Request
+import anyio
+from fastapi import APIRouter, Body, Form, Header, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
@@ -16,12 +17,13 @@ from app.auth.tokens import digest, new_secret
 from app.errors import DomainError
 from app.grading import interviewer
 from app.mock import audio as voice
-from app.mock import flow, pairing
+from app.mock import flow, live, pairing
 from app.mock import report as reports
 from app.mock import sessions as mocks
 from app.models import MockSession
 from app.srs.days import as_utc
 from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING, RATING_NAMES
+from app.web import streams
 from app.web.deps import (
     CatalogDep,
     FuzzDep,
@@ -32,9 +34,9 @@ from app.web.deps import (
     UserDep,
     WriteSessionDep,
 )
-from app.web.identity import policy
+from app.web.identity import identify, policy, still_signed_in
 from app.web.mock import audio
-from app.web.mock.deps import NOT_FOUND, MockId, MockToChangeDep, OwnMockDep
+from app.web.mock.deps import NOT_FOUND, MockId, MockToChangeDep, OwnMockDep, not_yours
 from app.web.mock.schemas import (
     AnswerIn,
     GradeIn,
@@ -155,6 +157,36 @@ def unpair_api(mock: MockToChangeDep, session: WriteSessionDep) -> Response:
     """Revoke the session's interviewer link, if it has one: it opens nothing any more."""
     pairing.revoke(session, mock)
     return Response(status_code=204)
+
+
+@router.get("/api/mock/{mock_id}/events", include_in_schema=False)
+async def events_api(
+    mock_id: MockId,
+    request: Request,
+    user_id: UserDep,
+    since: Annotated[int | None, Query(ge=0, le=2**31, description="The version shown.")] = None,
+    last_event_id: Annotated[str | None, Header(max_length=20)] = None,
+) -> streams.EventStream:
+    """News of your session, as server-sent events: `change` with the kind of change (fetch
+    GET /api/mock/{id} again) and `gone` when it is deleted or you are signed out."""
+    database = request.app.state.database
+    identity = identify(request)
+    assert identity is not None  # UserDep resolved it
+
+    def watch() -> live.Watched | None:
+        with database.read_session() as session:
+            if not still_signed_in(request, identity, session):
+                return None
+            return live.for_candidate(session, user_id, mock_id)
+
+    async def check() -> live.Watched | None:
+        return await anyio.to_thread.run_sync(watch)
+
+    watched = await check()
+    if watched is None:
+        raise not_yours(mock_id)
+    seen = streams.last_seen(last_event_id, since)
+    return streams.stream(request.app.state.events, watched, seen, check, request.app.state.clock)
 
 
 @router.get("/api/mock/{mock_id}/report", tags=["mock"], responses=NOT_FOUND)

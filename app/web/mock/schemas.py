@@ -93,6 +93,25 @@ class InterviewerOut(BaseModel):
         return cls(points=marks[0], rating=marks[1], followup=marks[2])
 
 
+class InterviewerActivityOut(BaseModel):
+    """While the question is answered: that your interviewer is at work, not what they marked
+    (the marks show when you grade, as the rubric does)."""
+
+    noting: bool = Field(description="They have marked rubric points (which ones shows later).")
+    followup_chosen: bool = Field(
+        description="They have chosen the follow-up; it is asked when you submit the answer."
+    )
+
+    @classmethod
+    def of(cls, q: MockQuestion) -> "InterviewerActivityOut | None":
+        if q.interviewer_points is None and q.interviewer_followup is None:
+            return None
+        return cls(
+            noting=q.interviewer_points is not None,
+            followup_chosen=q.interviewer_followup is not None,
+        )
+
+
 class QuestionOut(BaseModel):
     """One question; one not yet started shows nothing of itself, so it stays a surprise."""
 
@@ -139,6 +158,12 @@ class QuestionOut(BaseModel):
         description="Once the question waits to be graded: what your interviewer marked, if "
         "a friend interviewed you by link. Hidden before, as the rubric is.",
     )
+    interviewer_activity: InterviewerActivityOut | None = Field(
+        default=None,
+        description="While the question is answered: whether your interviewer has marked "
+        "points or chosen a follow-up, without which (GET /api/mock/{id}/events tells when "
+        "this changes).",
+    )
 
     @classmethod
     def of(cls, q: MockQuestion, catalog: Catalog) -> "QuestionOut":
@@ -175,6 +200,9 @@ class QuestionOut(BaseModel):
             confirmed_points=q.confirmed_points,
             rating=q.rating,
             interviewer=InterviewerOut.of(q) if phase in ("grading", "done") else None,
+            interviewer_activity=(
+                InterviewerActivityOut.of(q) if phase in ("answering", "followup") else None
+            ),
         )
 
 
@@ -189,6 +217,11 @@ class MockOut(BaseModel):
     followups: bool
     grade_after_each: bool
     questions: list[QuestionOut]
+    version: int = Field(
+        default=0,
+        description="Bumped by every change; GET /api/mock/{id}/events?since=<version> tells "
+        "of newer ones.",
+    )
 
     @classmethod
     def of(
@@ -208,6 +241,7 @@ class MockOut(BaseModel):
             followups=mock.followups,
             grade_after_each=mock.grade_after_each,
             questions=[QuestionOut.of(q, catalog) for q in qs],
+            version=mock.version,
         )
 
 
