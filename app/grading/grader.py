@@ -30,7 +30,7 @@ from app.grading.evidence import (
     quantity_conflict,
     read,
 )
-from app.grading.field import field
+from app.grading.field import Field
 from app.grading.subjects import entities
 from app.grading.text import Clause, Word, clauses, lower, normalise
 from app.grading.vocabulary import NUMBER_WORDS
@@ -121,11 +121,16 @@ def points_made(
     answer: str,
     question: str = "",
     mistakes: Sequence[Mistake] = (),
+    *,
+    field: Field,
 ) -> Check:
     """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats;
-    `mistakes` with evidence are looked for, and a point one contradicts is not credited."""
+    `mistakes` with evidence are looked for, and a point one contradicts is not credited.
+    `field` (the catalog's word counts, app.grading.field) says how much each word proves."""
     compiled = _compile(
-        tuple((p.point, tuple(p.keywords), tuple(map(tuple, p.needs))) for p in rubric), question
+        tuple((p.point, tuple(p.keywords), tuple(map(tuple, p.needs))) for p in rubric),
+        question,
+        field,
     )
     read_answer = read(answer)
     found_mistakes, mistake_reasons, contradicted = _mistakes(mistakes, read_answer, answer)
@@ -375,7 +380,9 @@ def _reason(found: list[str]) -> str:
 
 @lru_cache(maxsize=1024)
 def _compile(
-    rubric: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...], question: str
+    rubric: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...],
+    question: str,
+    words: Field,
 ) -> list[_Point]:
     asked = {w.stem for c in clauses(lower(normalise(question))) for w in c.words}
     asked_text = lower(normalise(question)).replace(" ", "")
@@ -388,7 +395,7 @@ def _compile(
             evidence = compile_keyword(keyword)
             if not (evidence.quantity or evidence.formula or evidence.words):
                 continue  # only words every sentence has ("what-if", "again"): no evidence
-            weight = _weight(evidence, asked, asked_text, point_text)
+            weight = _weight(evidence, asked, asked_text, point_text, words)
             if evidence.quantity and any(
                 close(evidence.quantity, q, strict=True)
                 and math.isclose(evidence.quantity.value, q.value, rel_tol=TOLERANCE)
@@ -402,14 +409,13 @@ def _compile(
             evidence = compile_keyword(token)
             if evidence.formula and evidence.formula not in known:
                 known.add(evidence.formula)
-                weight = _weight(evidence, asked, asked_text, point_text)
+                weight = _weight(evidence, asked, asked_text, point_text, words)
                 weighted.append((evidence, min(weight, POINT_FORMULA)))
         own: dict[str, Word] = {}
         for part in clauses(lower(normalise(point))):
             for word in part.words:
                 if len(word.stem) > 1:
                     own.setdefault(word.stem, word)
-        words = field()
         own_weights = tuple(ECHO_COVER if stem in asked else words.evidence(stem) for stem in own)
         about = entities(lower(normalise(point)))
         needed = tuple(
@@ -426,10 +432,10 @@ def _weight(
     asked: set[str],
     asked_text: str,
     point_text: tuple[str, list[bool], list[int]],
+    words: Field,
 ) -> float:
     if evidence.words:
         stems = [w.stem for w in evidence.words]
-        words = field()
         specific = [s for s in stems if words.rarity(s) >= SPECIFIC and len(s) > 2]
         named = entities(lower(evidence.text))
         if named and named <= STRATEGIES and len(stems) <= 2:

@@ -26,6 +26,7 @@ from app.web.deps import (
     CatalogDep,
     DatabaseDep,
     FuzzDep,
+    GradingFieldDep,
     NowDep,
     QuotasDep,
     SessionDep,
@@ -281,6 +282,7 @@ def session_page(
     templates: TemplatesDep,
     session: SessionDep,
     catalog: CatalogDep,
+    field: GradingFieldDep,
     now: NowDep,
     error: str | None = None,
 ) -> Response:
@@ -291,7 +293,7 @@ def session_page(
     question = step.question
     card = catalog.card(question.card_id) if question else None
     grading = step.kind == "grade" and question is not None and card is not None
-    suggested = mocks.suggestions(question, card) if grading and question and card else None
+    suggested = mocks.suggestions(question, card, field) if grading and question and card else None
     part = "followup" if step.kind == "followup" else "main"
     context = {
         "mock": mock,
