@@ -79,6 +79,24 @@ class Answer:
     stems: set[str]
     _fuzzy: dict[str, set[str]]
     lines: list[int] = field(default_factory=list)  # per clause: the line it starts on
+    _formulas: dict[int, list[tuple[int, tuple[tuple[str, ...], tuple[str, ...]]]]] = field(
+        default_factory=dict
+    )
+
+    def formulas(self, index: int) -> list[tuple[int, tuple[tuple[str, ...], tuple[str, ...]]]]:
+        """The formulas statement `index` writes, each by its factors (`canonical`), with
+        their offsets: read once, when a formula is first looked for in another order."""
+        found = self._formulas.get(index)
+        if found is None:
+            text = self.clauses[index].text
+            found = [
+                (m.start(), written)
+                for m in _FORMULA_TOKEN.finditer(text)
+                if _WRITTEN_FORMULA.search(m.group())
+                and (written := canonical(re.sub(r"\s+", "", m.group()).strip(".()")))
+            ]
+            self._formulas[index] = found
+        return found
 
     def similar(self, stem: str) -> set[str]:
         """Stems of the answer equal to `stem`, or one typo away if it is long enough."""
@@ -139,6 +157,11 @@ def _parts(text: str) -> tuple[Evidence, ...]:
 def _is_whole(text: str, quantity: Quantity) -> bool:
     match = _QUANTITY.search(text)
     return match is not None and not text[: match.start()].strip() and not text[match.end() :]
+
+
+def quantities(text: str) -> list[Quantity]:
+    """The quantities written in `text` (normalised, lower case), with their offsets."""
+    return _quantities(text)
 
 
 def _quantities(text: str) -> list[Quantity]:
@@ -223,8 +246,66 @@ def _places(evidence: Evidence, answer: Answer, index: int, *, whole: bool = Fal
         want = evidence.quantity
         return [got.offset for got in answer.quantities[index] if close(want, got)]
     if whole:
-        return whole_formula_at(evidence.formula, *answer.compact[index])
-    return formula_at(evidence.formula, *answer.compact[index])
+        found = whole_formula_at(evidence.formula, *answer.compact[index])
+    else:
+        found = formula_at(evidence.formula, *answer.compact[index])
+    if not found and (wanted := canonical(evidence.formula)) is not None:
+        found = [at for at, written in answer.formulas(index) if written == wanted]
+    return found
+
+
+# A product's factors: a number, a Greek letter spelt out, a root, a bracket, one letter; each
+# with its power ("h^2").
+_FACTOR = re.compile(
+    r"(?:\d+(?:\.\d+)?|alpha|beta|gamma|delta|tau|psi|sqrt\([^()]*\)|\((?:[^()]|\([^()]*\))*\)"
+    r"|[a-z])(?:\^(?:\d+|[a-z]|\([^()]*\)))?"
+)
+_WRITTEN_FORMULA = re.compile(r"[\d/^(]")  # what a word never has
+MIN_FACTORS = 3  # "K/B", "2K": too short to be told apart from another by their factors' order
+_FORMULA_TOKEN = re.compile(r"[^\s,;:=~≈<>]+(?:\s*[/*]\s*[^\s,;:=~≈<>]+)*")
+
+
+def canonical(formula: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """A product over a product, its factors in order: "2K(N-1)/N" and "2(N-1)K/N" are one
+    formula written two ways. None for anything else (a sum at the top, two divisions) or a
+    formula of fewer than MIN_FACTORS factors."""
+    if not _WRITTEN_FORMULA.search(formula):
+        return None  # "bsh" alone may be a word
+    text = formula.replace("*", "").replace("·", "").rstrip(".")
+    top = _top_level(text, "/")
+    if len(top) > 1 or _top_level(text, "+") or _top_level(text, "-"):
+        return None
+    over, under = (text[: top[0]], text[top[0] + 1 :]) if top else (text, "")
+    if under.startswith("(") and under.endswith(")") and _closes_at_end(under):
+        under = under[1:-1]
+    factors = []
+    for side in (over, under):
+        found = _FACTOR.findall(side)
+        if "".join(found) != side:
+            return None
+        factors.append(tuple(sorted(found)))
+    if sum(map(len, factors)) < MIN_FACTORS or not factors[0]:
+        return None
+    return factors[0], factors[1]
+
+
+def _top_level(text: str, char: str) -> list[int]:
+    """Where `char` stands outside every bracket (a leading sign is no operation)."""
+    depth, out = 0, []
+    for at, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if c == char and depth == 0 and at > 0:
+            out.append(at)
+    return out
+
+
+def _closes_at_end(text: str) -> bool:
+    depth = 0
+    for at, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return at == len(text) - 1
+    return False
 
 
 def whole_formula_at(formula: str, text: str, soft: list[bool], offsets: list[int]) -> list[int]:

@@ -19,6 +19,7 @@ from app.grading.evidence import (
     TOLERANCE,
     Answer,
     Evidence,
+    Quantity,
     about_the_same,
     close,
     compact,
@@ -27,6 +28,7 @@ from app.grading.evidence import (
     formula_at,
     found_at,
     found_together,
+    quantities,
     quantity_conflict,
     read,
 )
@@ -422,9 +424,77 @@ def _compile(
             compiled
             for group in needs
             if (compiled := tuple(e for k in group if _evidence(e := compile_keyword(k))))
-        )
+        ) or _implicit_needs(point, weighted)
         out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about, needed))
     return out
+
+
+_NAME = re.compile(r"[a-z]{4,}")  # a word in a token: "ZeRO-1/2", "(DualPipe)" name things
+# "1.5×", "×2.5" (× reads as *): a factor, the figure "1.5x" in any notation.
+_TIMES = re.compile(
+    r"(?<![\w.)])(?:(?P<a>\d+(?:\.\d+)?)\s?\*(?!\s?(?:[\d(]|(?!the\b|of\b|as\b|for\b)[a-zψ]{1,3}\b))"
+    r"|(?<![\w)])(?<![\d)]\s)(?<!\b[a-zψ]\s)\*\s?(?P<b>\d+(?:\.\d+)?)\b)"  # not "8 × 9": a product
+)
+_SUM = re.compile(r"[\d.]+(?:\+[\d.]+)+")  # "2+4+4+4": typed with a word after each term
+_UNIT_ONLY = re.compile(r"[a-z]{1,6}(?:/[a-z]{1,3})?")  # "GB/s", "I/O": no formula
+
+
+def _implicit_needs(
+    point: str, weighted: list[tuple[Evidence, float]]
+) -> tuple[tuple[Evidence, ...], ...]:
+    """A point whose own text writes a formula or a figure with its unit ("2(N−1)K/N",
+    "16Ψ/N", "450 GB/s", "about 1.5×") is that formula or figure: its words alone do not make
+    it. The need accepts the point's own and every formula or figure among its keywords, the
+    same substance in the notations the card lists."""
+    text = lower(normalise(point))
+    own = [compile_keyword(f"{m['a'] or m['b']}x") for m in _TIMES.finditer(text)]
+    own += [
+        e
+        for token in _formulas(point)
+        if _substantive(e := compile_keyword(token))
+        and not _SUM.fullmatch(e.formula)
+        and not _TIMES.search(lower(normalise(token)))
+    ]
+    for q in quantities(text):
+        written = _figure_at(text, q.offset)
+        if q.dimension == "number" or _term_of_sum(text, q.offset, written):
+            continue  # a bare count ("3 steps"), a term of a sum ("2 + 2 + 12 bytes")
+        own.append(Evidence(written, quantity=q))
+        if q.value >= 10 or not q.value.is_integer():  # "= 14 (grads not saved)": the
+            # point's figure typed without its unit; not a small count, which any answer has
+            unitless = Quantity(q.value, "number", q.value, q.offset, precise=True)
+            own.append(Evidence(f"{q.value:g}", quantity=unitless))
+    if not own:
+        return ()
+    listed = [e for e, _weight in weighted if e.quantity or _substantive(e)]
+    # "F/B_eff" is typed "F/B" too: a subscript is the first thing a candidate drops.
+    plain = [
+        compile_keyword(written)
+        for e in own
+        if e.formula and (written := re.sub(r"_[a-z]+", "", e.formula)) != e.formula
+    ]
+    return (tuple(own + plain + listed),)
+
+
+def _substantive(evidence: Evidence) -> bool:
+    """A formula that says something of its own: not a unit ("GB/s", "I/O"), a name
+    ("ZeRO-1/2", "(DualPipe)") or a word in brackets ("(off)")."""
+    if evidence.parts:  # "s² term": its formula is what counts
+        return any(_substantive(part) for part in evidence.parts)
+    return bool(
+        evidence.formula
+        and _FORMULA_MARK.search(evidence.text.strip("()"))
+        and not evidence.text.startswith(("/", "~", "."))  # a path: "/tmp", "~/.cache"
+        and not _NAME.search(evidence.formula)
+        and not _UNIT_ONLY.fullmatch(evidence.formula)
+    )
+
+
+def _term_of_sum(text: str, offset: int, written: str) -> bool:
+    """Whether the figure at `offset` is added to another ("2 + 2 + 12 bytes")."""
+    before = text[:offset].rstrip()
+    after = text[offset + len(written) :].lstrip()
+    return before.endswith("+") or after.startswith("+")
 
 
 def _weight(

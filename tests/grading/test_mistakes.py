@@ -169,3 +169,26 @@ def test_a_count_in_a_mistake_is_next_to_what_it_counts() -> None:
     assert points_made(RING, said, QUESTION, three, field=REAL_FIELD).mistakes == [0]
     apart = "stage 3 needs one more all-gather, so 3Ψ in total"
     assert points_made(RING, apart, QUESTION, three, field=REAL_FIELD).mistakes == []
+
+
+def test_a_point_that_writes_a_formula_or_a_figure_needs_it_though_the_card_says_no_needs() -> None:
+    formula = [
+        RubricPoint(
+            point="Each GPU sends 2(N−1)K/N bytes in the ring",
+            keywords=["bytes each GPU sends", "2(N-1)/N"],
+        )
+    ]
+    words_only = "the bytes each GPU sends in the ring are (N-1)K"
+    result = points_made(formula, words_only, field=REAL_FIELD)
+    assert result.points == [] and "2(N−1)K/N" in result.withheld[0]
+    for right in ("the bytes each GPU sends: 2(N-1)K/N", "bytes each GPU sends = 2K(N−1)/N"):
+        assert points_made(formula, right, field=REAL_FIELD).points == [0], right
+    figure = [
+        RubricPoint(
+            point="Uses 450 GB/s per direction of NVLink",
+            keywords=["per direction", "NVLink per direction"],
+        )
+    ]
+    assert points_made(figure, "NVLink per direction: 0.45 TB/s", field=REAL_FIELD).points == [0]
+    result = points_made(figure, "NVLink per direction is 900 GB/s", field=REAL_FIELD)
+    assert result.points == [] and "900 gb/s" in result.withheld[0]
