@@ -409,7 +409,7 @@ def _compile(
         known = {e.formula for e, _w in weighted if e.formula}
         for token in _formulas(point):
             evidence = compile_keyword(token)
-            if evidence.formula and evidence.formula not in known:
+            if _substantive(evidence, names=True) and evidence.formula not in known:
                 known.add(evidence.formula)
                 weight = _weight(evidence, asked, asked_text, point_text, words)
                 weighted.append((evidence, min(weight, POINT_FORMULA)))
@@ -466,7 +466,11 @@ def _implicit_needs(
             own.append(Evidence(f"{q.value:g}", quantity=unitless))
     if not own:
         return ()
-    listed = [e for e, _weight in weighted if e.quantity or _substantive(e)]
+    listed = [
+        e
+        for e, _weight in weighted
+        if e.quantity or _substantive(e) or (e.formula and "=" in e.formula)  # "intensity = T"
+    ]
     # "F/B_eff" is typed "F/B" too: a subscript is the first thing a candidate drops.
     plain = [
         compile_keyword(written)
@@ -476,16 +480,17 @@ def _implicit_needs(
     return (tuple(own + plain + listed),)
 
 
-def _substantive(evidence: Evidence) -> bool:
-    """A formula that says something of its own: not a unit ("GB/s", "I/O"), a name
-    ("ZeRO-1/2", "(DualPipe)") or a word in brackets ("(off)")."""
+def _substantive(evidence: Evidence, *, names: bool = False) -> bool:
+    """A formula that says something of its own: not a unit ("GB/s", "I/O"), a path
+    ("/tmp") or a word in brackets ("(off)"); unless `names`, not a name ("ZeRO-1/2",
+    "(DualPipe)"), which is evidence of a point but not the formula it needs."""
     if evidence.parts:  # "s² term": its formula is what counts
-        return any(_substantive(part) for part in evidence.parts)
+        return any(_substantive(part, names=names) for part in evidence.parts)
     return bool(
         evidence.formula
         and _FORMULA_MARK.search(evidence.text.strip("()"))
-        and not evidence.text.startswith(("/", "~", "."))  # a path: "/tmp", "~/.cache"
-        and not _NAME.search(evidence.formula)
+        and not evidence.text.startswith(("/", "~", "."))
+        and (names or not _NAME.search(evidence.formula))
         and not _UNIT_ONLY.fullmatch(evidence.formula)
     )
 

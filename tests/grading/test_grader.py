@@ -117,3 +117,11 @@ def test_a_reason_quotes_the_answers_own_words_not_their_stems() -> None:
     assert "the point's words " in reason
     words = reason.split("the point's words ")[1].split(", ")
     assert words and all(word.lower() in answer.lower() for word in words), words
+
+
+def test_a_unit_or_a_generic_term_the_point_writes_does_not_carry_it_alone() -> None:
+    point = [RubricPoint(point="Puts in realistic numbers, in µs and GB/s", keywords=["5 µs"])]
+    assert points_made(point, "realistic: it moves GB/s", field=REAL_FIELD).points == []
+    assert points_made(point, "realistic numbers: 5 µs and 50 GB/s", field=REAL_FIELD).points == [0]
+    generic = [RubricPoint(point="Counts the bytes of each all-gather", keywords=["all-gather"])]
+    assert points_made(generic, "there is an all-gather", field=REAL_FIELD).points == []
