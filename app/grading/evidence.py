@@ -6,6 +6,7 @@ as a whole, never part of a longer one), or a phrase (stemmed words in order, a 
 in long words). Each is found only where it is not denied ("not", "rather than", …).
 """
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -47,6 +48,9 @@ _COUNTED = re.compile(r"(?:1[0-2]|[2-9])\s+[a-z][a-z' -]*")
 _OPERATOR = re.compile(r"[()+/^=*\[\]{}]|\d|-(?=\d)|(?<=\d)-|\bsqrt\b|\b(?:psi|alpha|delta|tau)\b")
 
 
+Factors = tuple[tuple[str, ...], tuple[str, ...]]  # a formula's factors, over and under
+
+
 @dataclass(frozen=True)
 class Quantity:
     value: float
@@ -54,6 +58,7 @@ class Quantity:
     base: float  # in the dimension's base unit
     offset: int
     precise: bool = False  # three significant digits or more, or a decimal point
+    end: int = -1  # where it ends as written (number and unit); -1: unknown
 
 
 @dataclass(frozen=True)
@@ -79,18 +84,16 @@ class Answer:
     stems: set[str]
     _fuzzy: dict[str, set[str]]
     lines: list[int] = field(default_factory=list)  # per clause: the line it starts on
-    _formulas: dict[int, list[tuple[int, tuple[tuple[str, ...], tuple[str, ...]]]]] = field(
-        default_factory=dict
-    )
+    _formulas: dict[int, list[tuple[int, int, "Factors"]]] = field(default_factory=dict)
 
-    def formulas(self, index: int) -> list[tuple[int, tuple[tuple[str, ...], tuple[str, ...]]]]:
+    def formulas(self, index: int) -> list[tuple[int, int, Factors]]:
         """The formulas statement `index` writes, each by its factors (`canonical`), with
         their offsets: read once, when a formula is first looked for in another order."""
         found = self._formulas.get(index)
         if found is None:
             text = self.clauses[index].text
             found = [
-                (m.start(), written)
+                (m.start(), m.end(), written)
                 for m in _FORMULA_TOKEN.finditer(text)
                 if _WRITTEN_FORMULA.search(m.group())
                 and (written := canonical(re.sub(r"\s+", "", m.group()).strip(".()")))
@@ -180,7 +183,9 @@ def _quantities(text: str) -> list[Quantity]:
         if math.isfinite(value):
             digits = (match["mantissa"] or "").replace(",", "").lstrip("0.")
             precise = "." in (match["mantissa"] or "") or len(digits.rstrip("0")) >= 3
-            out.append(Quantity(value, unit.dimension, value * unit.factor, match.start(), precise))
+            end = match.start() + len(match.group().rstrip())
+            quantity = Quantity(value, unit.dimension, value * unit.factor, match.start(), precise)
+            out.append(dataclasses.replace(quantity, end=end))
     return out
 
 
@@ -250,7 +255,7 @@ def _places(evidence: Evidence, answer: Answer, index: int, *, whole: bool = Fal
     else:
         found = formula_at(evidence.formula, *answer.compact[index])
     if not found and (wanted := canonical(evidence.formula)) is not None:
-        found = [at for at, written in answer.formulas(index) if written == wanted]
+        found = [at for at, _end, written in answer.formulas(index) if written == wanted]
     return found
 
 
@@ -265,7 +270,7 @@ MIN_FACTORS = 3  # "K/B", "2K": too short to be told apart from another by their
 _FORMULA_TOKEN = re.compile(r"[^\s,;:=~≈<>]+(?:\s*[/*]\s*[^\s,;:=~≈<>]+)*")
 
 
-def canonical(formula: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+def canonical(formula: str) -> Factors | None:
     """A product over a product, its factors in order: "2K(N-1)/N" and "2(N-1)K/N" are one
     formula written two ways. None for anything else (a sum at the top, two divisions) or a
     formula of fewer than MIN_FACTORS factors."""
@@ -365,6 +370,15 @@ def _phrase_at(
     """Where the phrase's words occur in order, at most two other words apart; and whether
     that occurrence is denied (a word's polarity differs from the keyword's). With `counted`,
     a count is next to what it counts ("three all-gathers" is not "stage 3 … all-gather")."""
+    return [
+        (start, flipped) for start, _end, flipped in _phrase_spans(phrase, words, answer, counted)
+    ]
+
+
+def _phrase_spans(
+    phrase: tuple[Word, ...], words: tuple[Word, ...], answer: Answer, counted: bool
+) -> list[tuple[int, int, bool]]:
+    """`_phrase_at`, with where each occurrence ends."""
     out = []
     first = answer.similar(phrase[0].stem)
     for start, word in enumerate(words):
@@ -385,7 +399,7 @@ def _phrase_at(
             position = step
         else:
             flipped = any(w.negated != p.negated for w, p in zip(matched, phrase, strict=True))
-            out.append((word.start, flipped))
+            out.append((word.start, matched[-1].end, flipped))
     return out
 
 
@@ -462,3 +476,57 @@ def quantity_conflict(wanted: tuple[Quantity, ...], answer: Answer, index: int) 
         if got.dimension in dimensions and not any(close(w, got, strict=True) for w in wanted):
             return got
     return None
+
+
+def span_of(
+    evidence: Evidence, answer: Answer, about: frozenset[str] = frozenset()
+) -> tuple[int, int, int] | None:
+    """Where the evidence is affirmed, as written in the answer's text: the statement (its
+    index) and the start and end of the words, formula or figure in its text."""
+    for index, part in enumerate(answer.clauses):
+        spans: list[tuple[int, int, bool]] = []
+        if evidence.words:
+            spans = _phrase_spans(evidence.words, part.words, answer, False)
+        elif evidence.quantity is not None:
+            want = evidence.quantity
+            spans = [
+                (got.offset, got.end, part.negated_at(got.offset))
+                for got in answer.quantities[index]
+                if close(want, got)
+            ]
+        else:
+            spans = _formula_spans(evidence.formula, answer, index)
+        for start, end, negated in spans:
+            if not negated and about_the_same(about, part.subject_at(start)):
+                return index, start, end
+        if evidence.parts:
+            found = [span_of_in(p, answer, index, about) for p in evidence.parts]
+            if all(found):
+                return index, min(f[0] for f in found if f), max(f[1] for f in found if f)
+    return None
+
+
+def span_of_in(
+    evidence: Evidence, answer: Answer, index: int, about: frozenset[str]
+) -> tuple[int, int] | None:
+    """`span_of` within one statement."""
+    one = Answer([answer.clauses[index]], [answer.compact[index]], [answer.quantities[index]],
+                 answer.stems, answer._fuzzy)  # fmt: skip
+    found = span_of(evidence, one, about)
+    return (found[1], found[2]) if found else None
+
+
+def _formula_spans(formula: str, answer: Answer, index: int) -> list[tuple[int, int, bool]]:
+    part = answer.clauses[index]
+    text, soft, offsets = answer.compact[index]
+    out = []
+    for at in formula_at(formula, text, soft, offsets):
+        end = offsets[offsets.index(at) + len(formula) - 1] + 1
+        out.append((at, end, part.negated_at(at)))
+    if not out and (wanted := canonical(formula)) is not None:
+        out = [
+            (at, end, part.negated_at(at))
+            for at, end, written in answer.formulas(index)
+            if written == wanted
+        ]
+    return out

@@ -31,6 +31,7 @@ from app.grading.evidence import (
     quantities,
     quantity_conflict,
     read,
+    span_of,
 )
 from app.grading.field import Field
 from app.grading.subjects import entities
@@ -152,7 +153,7 @@ def points_made(
     for index, (score, found) in enumerate(scored):
         if score >= bar:
             points.append(index)
-            reasons[index] = _reason(found)
+            reasons[index] = _reason(found, answer)
         if index not in withheld and abs(score - bar) < UNSURE:
             unsure.append(index)
     return Check(points, reasons, found_mistakes, mistake_reasons, unsure, withheld)
@@ -168,7 +169,12 @@ def _lacks(point: _Point, answer: Answer) -> str:
         wanted = tuple(e.quantity for e in group if e.quantity is not None)
         for index in range(len(answer.clauses)) if wanted else ():
             if conflict := quantity_conflict(wanted, answer, index):
-                said = _figure_at(answer.clauses[index].text, conflict.offset)
+                text = answer.clauses[index].text
+                said = (
+                    _whole(text, conflict.offset, conflict.end)
+                    if conflict.end >= 0
+                    else _figure_at(text, conflict.offset)
+                )
                 return f"gives “{said}”, where the point's figure is {_alternatives(group)}"
         return "needs " + _alternatives(group)
     return ""
@@ -255,7 +261,9 @@ def quote(text: str, statement: str) -> str:
         if shared > best_shared:
             best, best_shared = piece, shared
     best = best.strip(" .;")
-    return best if len(best) <= QUOTE_CHARS else best[: QUOTE_CHARS - 1].rstrip() + "…"
+    if len(best) <= QUOTE_CHARS:
+        return best
+    return best[:QUOTE_CHARS].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"  # whole words only
 
 
 _TOKENS = re.compile(r"[a-z0-9]+")
@@ -267,15 +275,15 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
         affirmed, negated = find(evidence, answer, point.about)
         if affirmed:
             weights.append(weight)
-            found.append(evidence.text)
-        elif not negated and _scattered(evidence, answer, point.about):
+            found.extend(_written(evidence, answer, point.about))
+        elif not negated and (spread := _scattered(evidence, answer, point.about)):
             weights.append(weight * SCATTERED)
-            found.append(evidence.text)
+            found.extend(spread)
         elif not negated and len(evidence.words) >= 3:
-            share = _most_of(evidence, answer, point.about)
+            share, spread = _most_of(evidence, answer, point.about)
             if share:
                 weights.append(weight * SCATTERED * share)
-                found.append(evidence.text)
+                found.extend(spread)
         elif negated:
             denied = max(denied, weight)
     weights.sort(reverse=True)
@@ -300,50 +308,89 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
     return score, found
 
 
-def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> bool:
+def _written(evidence: Evidence, answer: Answer, about: frozenset[str]) -> list[str]:
+    """The answer's own text that gave the evidence (the keyword itself may be written
+    otherwise: "RS" for "reduce-scatter", "2K(N-1)/N" for "2(N-1)K/N")."""
+    span = span_of(evidence, answer, about)
+    if span is None:
+        return []
+    index, start, end = span
+    return [_whole(answer.clauses[index].text, start, end)]
+
+
+def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> list[str]:
     """A phrase's words all said in one statement, though in another order or further apart
-    ("the skew of the launches" for "launch skew")."""
+    ("the skew of the launches" for "launch skew"): the answer's words that say them, or []."""
     if len(evidence.words) < 2:
-        return False
-    wanted = [(answer.similar(w.stem), w.negated) for w in evidence.words]
-    return any(
-        all(
-            any(
-                w.stem in similar and w.negated == negated
-                and about_the_same(about, c.subject_at(w.start))
-                for w in c.words
-            )
-            for similar, negated in wanted
-        )
-        for c in answer.clauses
-    )  # fmt: skip
+        return []
+    for part in answer.clauses:
+        said = [_word_in(w, part, answer, about) for w in evidence.words]
+        if all(said):
+            return _stretch(part, [w for w in said if w])
+    return []
 
 
-def _most_of(evidence: Evidence, answer: Answer, about: frozenset[str]) -> float:
+def _most_of(evidence: Evidence, answer: Answer, about: frozenset[str]) -> tuple[float, list[str]]:
     """The share of a long phrase's words said in one statement, if all but one are, and the
     one left out is not its count ("2 all-reduces per layer" is not "four all-reduces per
-    layer")."""
+    layer"); and the answer's words that say them."""
     total = len(evidence.words)
     counts = [w for w in evidence.words if w.stem in _COUNTS]
-    best = 0
+    best: list[Word] = []
+    best_part = answer.clauses[0] if answer.clauses else None
     for part in answer.clauses:
-        said = [w for w in evidence.words if _said_in(w, part, answer, about)]
-        if all(w in said for w in counts):
-            best = max(best, len(said))
-    return best / total if best >= total - 1 else 0.0
+        said = {w: got for w in evidence.words if (got := _word_in(w, part, answer, about))}
+        if all(w in said for w in counts) and len(said) > len(best):
+            best, best_part = list(said.values()), part
+    if len(best) < total - 1 or best_part is None:
+        return 0.0, []
+    return len(best) / total, _stretch(best_part, best)
+
+
+STRETCH_CHARS = 80  # a quote of words said apart, up to this long; else the words one by one
+
+
+def _stretch(part: Clause, words: list[Word]) -> list[str]:
+    """The answer's text from the first of `words` to the last, when short; else each word."""
+    start = min(w.start for w in words)
+    end = max(_end(part, w) for w in words)
+    if end - start <= STRETCH_CHARS:
+        return [_whole(part.text, start, end)]
+    return [_whole(part.text, w.start, _end(part, w)) for w in sorted(words, key=lambda w: w.start)]
+
+
+def _whole(text: str, start: int, end: int) -> str:
+    """text[start:end] widened to whole words: "sbh" read in "10sbh" quotes "10sbh"."""
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    return text[start:end]
+
+
+def _end(part: Clause, word: Word) -> int:
+    if word.end >= 0:
+        return word.end
+    written = _WORD.match(part.text, word.start)
+    return written.end() if written else word.start
+
+
+def _word_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) -> Word | None:
+    """The word of `part` that says `word`, with its polarity, of the point's subject."""
+    similar = answer.similar(word.stem)
+    return next(
+        (
+            w
+            for w in part.words
+            if w.stem in similar
+            and w.negated == word.negated
+            and about_the_same(about, part.subject_at(w.start))
+        ),
+        None,
+    )
 
 
 _COUNTS = frozenset(NUMBER_WORDS.values()) | {"one", "twice", "half", "double"}
-
-
-def _said_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) -> bool:
-    similar = answer.similar(word.stem)
-    return any(
-        w.stem in similar
-        and w.negated == word.negated
-        and about_the_same(about, part.subject_at(w.start))
-        for w in part.words
-    )
 
 
 def _said(word: Word, answer: Answer, about: frozenset[str]) -> str | None:
@@ -356,8 +403,7 @@ def _said(word: Word, answer: Answer, about: frozenset[str]) -> str | None:
                 and w.negated == word.negated
                 and about_the_same(about, c.subject_at(w.start))
             ):
-                written = _WORD.match(c.text, w.start)
-                return written.group() if written else w.stem
+                return _whole(c.text, w.start, _end(c, w)) or w.stem
     return None
 
 
@@ -369,15 +415,57 @@ def _letters(text: str) -> str:
     return re.sub(r"\W", "", text.lower())
 
 
-def _reason(found: list[str]) -> str:
-    quoted = [f"“{text}”" for text in found if not text.endswith("…")]
-    words = [text.removesuffix("…") for text in found if text.endswith("…")]
+def _reason(found: list[str], typed: str) -> str:
+    """What made a point, in the answer's own words: the text that gave each keyword, then
+    the point's own words it says (each as typed, where its case is all that differs)."""
+    quoted: list[str] = []
+    words: list[str] = []
+    tokens: list[tuple[str, str]] = []  # the typed answer's tokens, each as read: on demand
+    for text in found:
+        kept = words if text.endswith("…") else quoted
+        said = as_typed(typed, text.removesuffix("…").strip(" .,;:"), tokens)
+        if said and said not in kept:
+            kept.append(said)
+    # "linearly" says nothing "grows linearly with N" does not: the longer quote is enough.
+    quoted = [q for q in quoted if not any(q != other and q in other for other in quoted)]
+    words = [w for w in words if not any(w.lower() in q.lower() for q in quoted)]
     parts = []
     if quoted:
-        parts.append("matched " + ", ".join(quoted))
+        parts.append("matched " + ", ".join(f"“{text}”" for text in quoted))
     if words:
         parts.append("the point's words " + ", ".join(words))
     return "; ".join(parts)
+
+
+def as_typed(typed: str, said: str, tokens: list[tuple[str, str]] | None = None) -> str:
+    """`said` (a piece of the answer as read: normalised, lower case) as the answer typed it:
+    where only case and spacing differ ("RS" for "rs"), or where whole typed words read as it
+    ("N·α·B" for "n* alpha *b"); else as read. `tokens` keeps the typed words as read, for
+    the next piece of the same answer."""
+    pattern = r"\s+".join(re.escape(token) for token in said.split())
+    if not pattern:
+        return said
+    match = re.search(rf"(?<!\w){pattern}(?!\w)", typed, re.IGNORECASE)
+    if match:
+        return " ".join(match.group().split())
+    if tokens is None:
+        tokens = []
+    if not tokens:
+        tokens.extend((word, " ".join(lower(normalise(word)).split())) for word in typed.split())
+    wanted = " ".join(said.split())
+    for start in range(len(tokens)):
+        for end in range(start + 1, min(start + TYPED_WORDS, len(tokens)) + 1):
+            window = tokens[start:end]
+            read_as = " ".join(r for _w, r in window).strip(_EDGES)
+            if read_as == wanted:
+                return " ".join(w for w, _r in window).strip(_EDGES)
+            if len(read_as) > len(wanted):
+                break
+    return said
+
+
+TYPED_WORDS = 8  # the longest run of typed words looked at for a quote read otherwise
+_EDGES = " .,;:()[]\"'"
 
 
 @lru_cache(maxsize=1024)
