@@ -7,6 +7,7 @@ the answer denies it ("it's not a reduce-scatter") counts against the point. Onc
 has clearly made several points, the rest need less evidence.
 """
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -205,7 +206,11 @@ def _mistakes(
             if len(group) > 1:
                 where, offset = found_together(group, answer) or (None, None)
             else:
-                where, offset = found_at(group[0], answer, loose=False) or (None, None)
+                where, offset = (
+                    found_at(group[0], answer, loose=False)
+                    or _in_any_order(group[0], answer)
+                    or (None, None)
+                )
             if where is not None:
                 found.append(index)
                 said = quote(text, _line_at(answer.clauses[where].text, offset))
@@ -214,6 +219,25 @@ def _mistakes(
                     contradicted.setdefault(point, f"contradicted by what you said: “{said}”")
                 break
     return found, reasons, contradicted
+
+
+def _in_any_order(evidence: Evidence, answer: Answer) -> tuple[int, int] | None:
+    """Where a mistake's phrase of two words is stated with its words the other way round,
+    side by side in one statement ("the skew of the launches" for "launch skew"): each word,
+    or a typo, an inflection or a synonym of it, with the polarity it has in the phrase, so
+    that "it does not reshard" never states "reshards". (Longer phrases in any order, or words
+    further apart, flagged strong answers on the tuning part and found nothing more.)"""
+    if len(evidence.words) != 2:
+        return None
+    first, second = ((answer.similar(w.stem), w.negated) for w in evidence.words)
+    for index, part in enumerate(answer.clauses):
+        for before, after in itertools.pairwise(part.words):
+            said = (before.stem in second[0] and before.negated == second[1]) and (
+                after.stem in first[0] and after.negated == first[1]
+            )
+            if said:
+                return index, before.start
+    return None
 
 
 @lru_cache(maxsize=1024)
@@ -457,7 +481,11 @@ def as_typed(typed: str, said: str, tokens: list[tuple[str, str]] | None = None)
         for end in range(start + 1, min(start + TYPED_WORDS, len(tokens)) + 1):
             window = tokens[start:end]
             read_as = " ".join(r for _w, r in window).strip(_EDGES)
-            if read_as == wanted:
+            # the words read as it, or as it and a little more typed in the same word
+            # ("exp(x_j))^2" for "exp"): whole typed words either way
+            if read_as == wanted or (
+                read_as.startswith(wanted) and len(read_as) - len(wanted) <= TYPED_EXTRA
+            ):
                 return " ".join(w for w, _r in window).strip(_EDGES)
             if len(read_as) > len(wanted):
                 break
@@ -465,6 +493,7 @@ def as_typed(typed: str, said: str, tokens: list[tuple[str, str]] | None = None)
 
 
 TYPED_WORDS = 8  # the longest run of typed words looked at for a quote read otherwise
+TYPED_EXTRA = 12  # characters a typed word may have beyond the quote it stands for
 _EDGES = " .,;:()[]\"'"
 
 

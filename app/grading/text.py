@@ -71,6 +71,8 @@ NEGATING_PHRASES = (
     ("false", "that"),
     ("not", "true", "that"),
     ("as", "opposed", "to"),
+    ("different", "from"),  # "different from load balancing: …" does not say it balances
+    ("unlike",),
     ("off", "the"),  # "off the critical path"
 )
 # "X isn't involved", "X doesn't matter": the negation denies what came before it.

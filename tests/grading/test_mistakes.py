@@ -192,3 +192,23 @@ def test_a_point_that_writes_a_formula_or_a_figure_needs_it_though_the_card_says
     assert points_made(figure, "NVLink per direction: 0.45 TB/s", field=REAL_FIELD).points == [0]
     result = points_made(figure, "NVLink per direction is 900 GB/s", field=REAL_FIELD)
     assert result.points == [] and "900 gb/s" in result.withheld[0]
+
+
+def test_a_mistakes_two_words_the_other_way_round_state_it_and_a_negation_still_blocks() -> None:
+    skew = [Mistake(text="Blaming launch skew.", evidence=[["launch skew"]])]
+    said = "the culprit is the skew of the launches"
+    assert points_made(RING, said, QUESTION, skew, field=REAL_FIELD).mistakes == [0]
+    denied = "the launches are not skewed; it is the network"
+    assert points_made(RING, denied, QUESTION, skew, field=REAL_FIELD).mistakes == []
+    apart = "launches were fine. the skew came from the data loader"
+    assert points_made(RING, apart, QUESTION, skew, field=REAL_FIELD).mistakes == []
+
+
+def test_what_an_answer_says_it_is_different_from_it_does_not_state() -> None:
+    balance = [Mistake(text="Calling z-loss a load balancer.", evidence=[["load balancing"]])]
+    unlike = "different from load balancing: it only keeps the logits small"
+    assert points_made(RING, unlike, QUESTION, balance, field=REAL_FIELD).mistakes == []
+    assert points_made(RING, "unlike load balancing, it bounds logits", QUESTION, balance,
+                       field=REAL_FIELD).mistakes == []  # fmt: skip
+    said = "it is load balancing by another name"
+    assert points_made(RING, said, QUESTION, balance, field=REAL_FIELD).mistakes == [0]
