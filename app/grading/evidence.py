@@ -10,6 +10,7 @@ import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
@@ -270,6 +271,7 @@ MIN_FACTORS = 3  # "K/B", "2K": too short to be told apart from another by their
 _FORMULA_TOKEN = re.compile(r"[^\s,;:=~≈<>]+(?:\s*[/*]\s*[^\s,;:=~≈<>]+)*")
 
 
+@lru_cache(maxsize=4096)
 def canonical(formula: str) -> Factors | None:
     """A product over a product, its factors in order: "2K(N-1)/N" and "2(N-1)K/N" are one
     formula written two ways. None for anything else (a sum at the top, two divisions) or a
