@@ -182,7 +182,12 @@ def _lacks(point: _Point, answer: Answer) -> str:
 
 
 def _alternatives(group: tuple[Evidence, ...]) -> str:
-    return " or ".join(f"“{e.text}”" for e in group)
+    """The group's alternatives as the card writes them, each once ("14 bytes" from the point
+    and from its keywords)."""
+    texts: dict[str, str] = {}
+    for e in group:
+        texts.setdefault(" ".join(e.text.lower().split()), e.text)
+    return " or ".join(f"“{text}”" for text in texts.values())
 
 
 def _figure_at(text: str, offset: int) -> str:
