@@ -97,7 +97,7 @@ class Answer:
                 (m.start(), m.end(), written)
                 for m in _FORMULA_TOKEN.finditer(text)
                 if _WRITTEN_FORMULA.search(m.group())
-                and (written := canonical(re.sub(r"\s+", "", m.group()).strip(".()")))
+                and (written := canonical(_balanced(re.sub(r"\s+", "", m.group()))))
             ]
             self._formulas[index] = found
         return found
@@ -279,6 +279,8 @@ def canonical(formula: str) -> Factors | None:
     if not _WRITTEN_FORMULA.search(formula):
         return None  # "bsh" alone may be a word
     text = formula.replace("*", "").replace("·", "").rstrip(".")
+    while text.startswith("(") and _closes_at_end(text):  # "(2K(N-1)/N)" is "2K(N-1)/N"
+        text = text[1:-1]
     top = _top_level(text, "/")
     if len(top) > 1 or _top_level(text, "+") or _top_level(text, "-"):
         return None
@@ -294,6 +296,16 @@ def canonical(formula: str) -> Factors | None:
     if sum(map(len, factors)) < MIN_FACTORS or not factors[0]:
         return None
     return factors[0], factors[1]
+
+
+def _balanced(token: str) -> str:
+    """A typed token without the brackets it does not close: "(2K(N-1)/N" is "2K(N-1)/N"."""
+    token = token.strip(".")
+    while token.startswith("(") and token.count("(") > token.count(")"):
+        token = token[1:]
+    while token.endswith(")") and token.count(")") > token.count("("):
+        token = token[:-1]
+    return token
 
 
 def _top_level(text: str, char: str) -> list[int]:

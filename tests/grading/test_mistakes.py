@@ -212,3 +212,13 @@ def test_what_an_answer_says_it_is_different_from_it_does_not_state() -> None:
                        field=REAL_FIELD).mistakes == []  # fmt: skip
     said = "it is load balancing by another name"
     assert points_made(RING, said, QUESTION, balance, field=REAL_FIELD).mistakes == [0]
+
+
+def test_a_factor_the_point_writes_is_needed_in_any_notation() -> None:
+    point = [
+        RubricPoint(point="ZeRO-3 moves about 1.5× the bytes of DP", keywords=["ZeRO-3 bytes"])
+    ]
+    for right in ("ZeRO-3 bytes: 1.5x DP", "ZeRO-3 bytes are 1.5 times DP's", "ZeRO-3 bytes ~1.5×"):
+        assert points_made(point, right, field=REAL_FIELD).points == [0], right
+    result = points_made(point, "ZeRO-3 bytes: 2x those of DP", field=REAL_FIELD)
+    assert result.points == [] and "1.5x" in result.withheld[0]
