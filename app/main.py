@@ -24,6 +24,7 @@ from app.datasafety import startup
 from app.db import Database
 from app.drills import check as drill_check
 from app.events import Hub
+from app.grading import Field
 from app.labs import catalog as lab_catalog
 from app.plan.service import PlanCache
 from app.srs import refit
@@ -156,6 +157,8 @@ def create_app(
     app.state.auth_policy = auth_policy
     app.state.settings = settings
     app.state.catalog = catalog
+    # The grader's word counts, from this catalog's rubrics: counted once, here.
+    app.state.grading_field = Field.of(catalog)
     app.state.glossary = glossary
     app.state.errata = errata
     app.state.search_index = SearchIndex(catalog, glossary)

@@ -6,9 +6,11 @@ as a whole, never part of a longer one), or a phrase (stemmed words in order, a 
 in long words). Each is found only where it is not denied ("not", "rather than", …).
 """
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
@@ -47,6 +49,9 @@ _COUNTED = re.compile(r"(?:1[0-2]|[2-9])\s+[a-z][a-z' -]*")
 _OPERATOR = re.compile(r"[()+/^=*\[\]{}]|\d|-(?=\d)|(?<=\d)-|\bsqrt\b|\b(?:psi|alpha|delta|tau)\b")
 
 
+Factors = tuple[tuple[str, ...], tuple[str, ...]]  # a formula's factors, over and under
+
+
 @dataclass(frozen=True)
 class Quantity:
     value: float
@@ -54,6 +59,7 @@ class Quantity:
     base: float  # in the dimension's base unit
     offset: int
     precise: bool = False  # three significant digits or more, or a decimal point
+    end: int = -1  # where it ends as written (number and unit); -1: unknown
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,22 @@ class Answer:
     stems: set[str]
     _fuzzy: dict[str, set[str]]
     lines: list[int] = field(default_factory=list)  # per clause: the line it starts on
+    _formulas: dict[int, list[tuple[int, int, "Factors"]]] = field(default_factory=dict)
+
+    def formulas(self, index: int) -> list[tuple[int, int, Factors]]:
+        """The formulas statement `index` writes, each by its factors (`canonical`), with
+        their offsets: read once, when a formula is first looked for in another order."""
+        found = self._formulas.get(index)
+        if found is None:
+            text = self.clauses[index].text
+            found = [
+                (m.start(), m.end(), written)
+                for m in _FORMULA_TOKEN.finditer(text)
+                if _WRITTEN_FORMULA.search(m.group())
+                and (written := canonical(_balanced(re.sub(r"\s+", "", m.group()))))
+            ]
+            self._formulas[index] = found
+        return found
 
     def similar(self, stem: str) -> set[str]:
         """Stems of the answer equal to `stem`, or one typo away if it is long enough."""
@@ -141,6 +163,11 @@ def _is_whole(text: str, quantity: Quantity) -> bool:
     return match is not None and not text[: match.start()].strip() and not text[match.end() :]
 
 
+def quantities(text: str) -> list[Quantity]:
+    """The quantities written in `text` (normalised, lower case), with their offsets."""
+    return _quantities(text)
+
+
 def _quantities(text: str) -> list[Quantity]:
     out = []
     for match in _QUANTITY.finditer(text):
@@ -157,7 +184,9 @@ def _quantities(text: str) -> list[Quantity]:
         if math.isfinite(value):
             digits = (match["mantissa"] or "").replace(",", "").lstrip("0.")
             precise = "." in (match["mantissa"] or "") or len(digits.rstrip("0")) >= 3
-            out.append(Quantity(value, unit.dimension, value * unit.factor, match.start(), precise))
+            end = match.start() + len(match.group().rstrip())
+            quantity = Quantity(value, unit.dimension, value * unit.factor, match.start(), precise)
+            out.append(dataclasses.replace(quantity, end=end))
     return out
 
 
@@ -223,8 +252,79 @@ def _places(evidence: Evidence, answer: Answer, index: int, *, whole: bool = Fal
         want = evidence.quantity
         return [got.offset for got in answer.quantities[index] if close(want, got)]
     if whole:
-        return whole_formula_at(evidence.formula, *answer.compact[index])
-    return formula_at(evidence.formula, *answer.compact[index])
+        found = whole_formula_at(evidence.formula, *answer.compact[index])
+    else:
+        found = formula_at(evidence.formula, *answer.compact[index])
+    if not found and (wanted := canonical(evidence.formula)) is not None:
+        found = [at for at, _end, written in answer.formulas(index) if written == wanted]
+    return found
+
+
+# A product's factors: a number, a Greek letter spelt out, a root, a bracket, one letter; each
+# with its power ("h^2").
+_FACTOR = re.compile(
+    r"(?:\d+(?:\.\d+)?|alpha|beta|gamma|delta|tau|psi|sqrt\([^()]*\)|\((?:[^()]|\([^()]*\))*\)"
+    r"|[a-z])(?:\^(?:\d+|[a-z]|\([^()]*\)))?"
+)
+_WRITTEN_FORMULA = re.compile(r"[\d/^(]")  # what a word never has
+MIN_FACTORS = 3  # "K/B", "2K": too short to be told apart from another by their factors' order
+_FORMULA_TOKEN = re.compile(r"[^\s,;:=~≈<>]+(?:\s*[/*]\s*[^\s,;:=~≈<>]+)*")
+
+
+@lru_cache(maxsize=4096)
+def canonical(formula: str) -> Factors | None:
+    """A product over a product, its factors in order: "2K(N-1)/N" and "2(N-1)K/N" are one
+    formula written two ways. None for anything else (a sum at the top, two divisions) or a
+    formula of fewer than MIN_FACTORS factors."""
+    if not _WRITTEN_FORMULA.search(formula):
+        return None  # "bsh" alone may be a word
+    text = formula.replace("*", "").replace("·", "").rstrip(".")
+    while text.startswith("(") and _closes_at_end(text):  # "(2K(N-1)/N)" is "2K(N-1)/N"
+        text = text[1:-1]
+    top = _top_level(text, "/")
+    if len(top) > 1 or _top_level(text, "+") or _top_level(text, "-"):
+        return None
+    over, under = (text[: top[0]], text[top[0] + 1 :]) if top else (text, "")
+    if under.startswith("(") and under.endswith(")") and _closes_at_end(under):
+        under = under[1:-1]
+    factors = []
+    for side in (over, under):
+        found = _FACTOR.findall(side)
+        if "".join(found) != side:
+            return None
+        factors.append(tuple(sorted(found)))
+    if sum(map(len, factors)) < MIN_FACTORS or not factors[0]:
+        return None
+    return factors[0], factors[1]
+
+
+def _balanced(token: str) -> str:
+    """A typed token without the brackets it does not close: "(2K(N-1)/N" is "2K(N-1)/N"."""
+    token = token.strip(".")
+    while token.startswith("(") and token.count("(") > token.count(")"):
+        token = token[1:]
+    while token.endswith(")") and token.count(")") > token.count("("):
+        token = token[:-1]
+    return token
+
+
+def _top_level(text: str, char: str) -> list[int]:
+    """Where `char` stands outside every bracket (a leading sign is no operation)."""
+    depth, out = 0, []
+    for at, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if c == char and depth == 0 and at > 0:
+            out.append(at)
+    return out
+
+
+def _closes_at_end(text: str) -> bool:
+    depth = 0
+    for at, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return at == len(text) - 1
+    return False
 
 
 def whole_formula_at(formula: str, text: str, soft: list[bool], offsets: list[int]) -> list[int]:
@@ -284,6 +384,15 @@ def _phrase_at(
     """Where the phrase's words occur in order, at most two other words apart; and whether
     that occurrence is denied (a word's polarity differs from the keyword's). With `counted`,
     a count is next to what it counts ("three all-gathers" is not "stage 3 … all-gather")."""
+    return [
+        (start, flipped) for start, _end, flipped in _phrase_spans(phrase, words, answer, counted)
+    ]
+
+
+def _phrase_spans(
+    phrase: tuple[Word, ...], words: tuple[Word, ...], answer: Answer, counted: bool
+) -> list[tuple[int, int, bool]]:
+    """`_phrase_at`, with where each occurrence ends."""
     out = []
     first = answer.similar(phrase[0].stem)
     for start, word in enumerate(words):
@@ -304,7 +413,7 @@ def _phrase_at(
             position = step
         else:
             flipped = any(w.negated != p.negated for w, p in zip(matched, phrase, strict=True))
-            out.append((word.start, flipped))
+            out.append((word.start, matched[-1].end, flipped))
     return out
 
 
@@ -381,3 +490,57 @@ def quantity_conflict(wanted: tuple[Quantity, ...], answer: Answer, index: int) 
         if got.dimension in dimensions and not any(close(w, got, strict=True) for w in wanted):
             return got
     return None
+
+
+def span_of(
+    evidence: Evidence, answer: Answer, about: frozenset[str] = frozenset()
+) -> tuple[int, int, int] | None:
+    """Where the evidence is affirmed, as written in the answer's text: the statement (its
+    index) and the start and end of the words, formula or figure in its text."""
+    for index, part in enumerate(answer.clauses):
+        spans: list[tuple[int, int, bool]] = []
+        if evidence.words:
+            spans = _phrase_spans(evidence.words, part.words, answer, False)
+        elif evidence.quantity is not None:
+            want = evidence.quantity
+            spans = [
+                (got.offset, got.end, part.negated_at(got.offset))
+                for got in answer.quantities[index]
+                if close(want, got)
+            ]
+        else:
+            spans = _formula_spans(evidence.formula, answer, index)
+        for start, end, negated in spans:
+            if not negated and about_the_same(about, part.subject_at(start)):
+                return index, start, end
+        if evidence.parts:
+            found = [span_of_in(p, answer, index, about) for p in evidence.parts]
+            if all(found):
+                return index, min(f[0] for f in found if f), max(f[1] for f in found if f)
+    return None
+
+
+def span_of_in(
+    evidence: Evidence, answer: Answer, index: int, about: frozenset[str]
+) -> tuple[int, int] | None:
+    """`span_of` within one statement."""
+    one = Answer([answer.clauses[index]], [answer.compact[index]], [answer.quantities[index]],
+                 answer.stems, answer._fuzzy)  # fmt: skip
+    found = span_of(evidence, one, about)
+    return (found[1], found[2]) if found else None
+
+
+def _formula_spans(formula: str, answer: Answer, index: int) -> list[tuple[int, int, bool]]:
+    part = answer.clauses[index]
+    text, soft, offsets = answer.compact[index]
+    out = []
+    for at in formula_at(formula, text, soft, offsets):
+        end = offsets[offsets.index(at) + len(formula) - 1] + 1
+        out.append((at, end, part.negated_at(at)))
+    if not out and (wanted := canonical(formula)) is not None:
+        out = [
+            (at, end, part.negated_at(at))
+            for at, end, written in answer.formulas(index)
+            if written == wanted
+        ]
+    return out

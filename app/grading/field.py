@@ -2,28 +2,26 @@
 
 A word that many cards' rubric points use ("GPU", "bandwidth", "step") is said by almost any
 answer in the field and proves little; a word few cards use ("flapping", "remapping") proves
-much. The counts come from every card's rubric (points and keywords) under the content
-folder, read once: no word list to keep by hand as the cards change.
+much. The counts come from the rubrics (points and keywords) of the catalog the app serves,
+counted once per catalog: no word list to keep by hand as the cards change, and an app built
+on other content is graded on that content's words.
 """
 
 import math
-import os
 import re
+import weakref
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
-import yaml
-
+from app.content.catalog import Catalog
+from app.content.schema import RubricPoint
 from app.grading.text import clauses, lower, normalise
 
-_FENCE = re.compile(r"^```card[ \t]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _VERB = re.compile(r"\s*[A-Z][a-z]+[^s\W]s\b")  # a verb in the third person, capitalised
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's when built with it
-_DEFAULT_CONTENT = Path(__file__).resolve().parents[2] / "content"
 
 
-@dataclass(frozen=True)
+# eq=False: a field is compared (and cached on) by identity; it is built once per catalog.
+@dataclass(frozen=True, eq=False)
 class Field:
     """In how many cards' rubrics each stem occurs, out of `cards`."""
 
@@ -46,54 +44,44 @@ class Field:
             self.cards + 1
         )
 
+    @classmethod
+    def of(cls, catalog: Catalog) -> "Field":
+        """The field of `catalog`'s cards, counted on first use and kept while it lives."""
+        key = id(catalog)
+        built = _BUILT.get(key)
+        if built is None:
+            built = _BUILT[key] = cls.counted(view.card.rubric for view in catalog.cards)
+            weakref.finalize(catalog, _BUILT.pop, key, None)  # before its id can be reused
+        return built
 
-def content_dir() -> Path:
-    configured = os.environ.get("RINGSIDE_CONTENT_DIR")
-    return Path(configured) if configured else _DEFAULT_CONTENT
-
-
-@lru_cache(maxsize=4)
-def field(directory: Path | None = None) -> Field:
-    """The word counts of every card's rubric under `directory` (default: the content)."""
-    topics = (directory or content_dir()) / "topics"
-    counts: dict[str, int] = {}
-    opens: dict[str, int] = {}
-    said: dict[str, int] = {}
-    cards = 0
-    for path in sorted(topics.glob("*.md")) if topics.is_dir() else []:
-        for fence in _FENCE.finditer(path.read_text(encoding="utf-8", errors="replace")):
-            rubric = _rubric(fence[1])
+    @classmethod
+    def counted(cls, rubrics: Iterable[Sequence[RubricPoint]]) -> "Field":
+        """The word counts of these cards' rubrics (one rubric per card)."""
+        counts: dict[str, int] = {}
+        opens: dict[str, int] = {}
+        said: dict[str, int] = {}
+        cards = 0
+        for rubric in rubrics:
             if not rubric:
                 continue
             cards += 1
             stems: set[str] = set()
-            for point, keywords in rubric:
-                words = _stems(point)
-                if words and _VERB.match(point):  # "Names…", "Derives…": what to do
+            for point in rubric:
+                words = _stems(point.point)
+                if words and _VERB.match(point.point):  # "Names…", "Derives…": what to do
                     opens[words[0]] = opens.get(words[0], 0) + 1
                 for stem in words:
                     said[stem] = said.get(stem, 0) + 1
                 stems.update(words)
-                for keyword in keywords:
+                for keyword in point.keywords:
                     stems.update(_stems(keyword))
             for stem in stems:
                 counts[stem] = counts.get(stem, 0) + 1
-    return Field(cards, counts, opens, said)
+        return cls(cards, counts, opens, said)
+
+
+_BUILT: dict[int, Field] = {}  # by the id of the catalog counted
 
 
 def _stems(text: str) -> list[str]:
     return [word.stem for part in clauses(lower(normalise(text))) for word in part.words]
-
-
-def _rubric(source: str) -> list[tuple[str, list[str]]]:
-    try:
-        card = yaml.load(source, Loader=_LOADER)  # a safe loader, C or Python
-    except yaml.YAMLError:
-        return []
-    if not isinstance(card, dict) or not isinstance(card.get("rubric"), list):
-        return []
-    return [
-        (str(p.get("point", "")), [str(k) for k in p.get("keywords") or [] if k is not None])
-        for p in card["rubric"]
-        if isinstance(p, dict)
-    ]

@@ -7,6 +7,7 @@ the answer denies it ("it's not a reduce-scatter") counts against the point. Onc
 has clearly made several points, the rest need less evidence.
 """
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from app.grading.evidence import (
     TOLERANCE,
     Answer,
     Evidence,
+    Quantity,
     about_the_same,
     close,
     compact,
@@ -27,10 +29,12 @@ from app.grading.evidence import (
     formula_at,
     found_at,
     found_together,
+    quantities,
     quantity_conflict,
     read,
+    span_of,
 )
-from app.grading.field import field
+from app.grading.field import Field
 from app.grading.subjects import entities
 from app.grading.text import Clause, Word, clauses, lower, normalise
 from app.grading.vocabulary import NUMBER_WORDS
@@ -121,11 +125,16 @@ def points_made(
     answer: str,
     question: str = "",
     mistakes: Sequence[Mistake] = (),
+    *,
+    field: Field,
 ) -> Check:
     """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats;
-    `mistakes` with evidence are looked for, and a point one contradicts is not credited."""
+    `mistakes` with evidence are looked for, and a point one contradicts is not credited.
+    `field` (the catalog's word counts, app.grading.field) says how much each word proves."""
     compiled = _compile(
-        tuple((p.point, tuple(p.keywords), tuple(map(tuple, p.needs))) for p in rubric), question
+        tuple((p.point, tuple(p.keywords), tuple(map(tuple, p.needs))) for p in rubric),
+        question,
+        field,
     )
     read_answer = read(answer)
     found_mistakes, mistake_reasons, contradicted = _mistakes(mistakes, read_answer, answer)
@@ -145,7 +154,7 @@ def points_made(
     for index, (score, found) in enumerate(scored):
         if score >= bar:
             points.append(index)
-            reasons[index] = _reason(found)
+            reasons[index] = _reason(found, answer)
         if index not in withheld and abs(score - bar) < UNSURE:
             unsure.append(index)
     return Check(points, reasons, found_mistakes, mistake_reasons, unsure, withheld)
@@ -161,14 +170,24 @@ def _lacks(point: _Point, answer: Answer) -> str:
         wanted = tuple(e.quantity for e in group if e.quantity is not None)
         for index in range(len(answer.clauses)) if wanted else ():
             if conflict := quantity_conflict(wanted, answer, index):
-                said = _figure_at(answer.clauses[index].text, conflict.offset)
+                text = answer.clauses[index].text
+                said = (
+                    _whole(text, conflict.offset, conflict.end)
+                    if conflict.end >= 0
+                    else _figure_at(text, conflict.offset)
+                )
                 return f"gives “{said}”, where the point's figure is {_alternatives(group)}"
         return "needs " + _alternatives(group)
     return ""
 
 
 def _alternatives(group: tuple[Evidence, ...]) -> str:
-    return " or ".join(f"“{e.text}”" for e in group)
+    """The group's alternatives as the card writes them, each once ("14 bytes" from the point
+    and from its keywords)."""
+    texts: dict[str, str] = {}
+    for e in group:
+        texts.setdefault(" ".join(e.text.lower().split()), e.text)
+    return " or ".join(f"“{text}”" for text in texts.values())
 
 
 def _figure_at(text: str, offset: int) -> str:
@@ -192,7 +211,11 @@ def _mistakes(
             if len(group) > 1:
                 where, offset = found_together(group, answer) or (None, None)
             else:
-                where, offset = found_at(group[0], answer, loose=False) or (None, None)
+                where, offset = (
+                    found_at(group[0], answer, loose=False)
+                    or _in_any_order(group[0], answer)
+                    or (None, None)
+                )
             if where is not None:
                 found.append(index)
                 said = quote(text, _line_at(answer.clauses[where].text, offset))
@@ -201,6 +224,25 @@ def _mistakes(
                     contradicted.setdefault(point, f"contradicted by what you said: “{said}”")
                 break
     return found, reasons, contradicted
+
+
+def _in_any_order(evidence: Evidence, answer: Answer) -> tuple[int, int] | None:
+    """Where a mistake's phrase of two words is stated with its words the other way round,
+    side by side in one statement ("the skew of the launches" for "launch skew"): each word,
+    or a typo, an inflection or a synonym of it, with the polarity it has in the phrase, so
+    that "it does not reshard" never states "reshards". (Longer phrases in any order, or words
+    further apart, flagged strong answers on the tuning part and found nothing more.)"""
+    if len(evidence.words) != 2:
+        return None
+    first, second = ((answer.similar(w.stem), w.negated) for w in evidence.words)
+    for index, part in enumerate(answer.clauses):
+        for before, after in itertools.pairwise(part.words):
+            said = (before.stem in second[0] and before.negated == second[1]) and (
+                after.stem in first[0] and after.negated == first[1]
+            )
+            if said:
+                return index, before.start
+    return None
 
 
 @lru_cache(maxsize=1024)
@@ -248,7 +290,9 @@ def quote(text: str, statement: str) -> str:
         if shared > best_shared:
             best, best_shared = piece, shared
     best = best.strip(" .;")
-    return best if len(best) <= QUOTE_CHARS else best[: QUOTE_CHARS - 1].rstrip() + "…"
+    if len(best) <= QUOTE_CHARS:
+        return best
+    return best[:QUOTE_CHARS].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"  # whole words only
 
 
 _TOKENS = re.compile(r"[a-z0-9]+")
@@ -260,15 +304,15 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
         affirmed, negated = find(evidence, answer, point.about)
         if affirmed:
             weights.append(weight)
-            found.append(evidence.text)
-        elif not negated and _scattered(evidence, answer, point.about):
+            found.extend(_written(evidence, answer, point.about))
+        elif not negated and (spread := _scattered(evidence, answer, point.about)):
             weights.append(weight * SCATTERED)
-            found.append(evidence.text)
+            found.extend(spread)
         elif not negated and len(evidence.words) >= 3:
-            share = _most_of(evidence, answer, point.about)
+            share, spread = _most_of(evidence, answer, point.about)
             if share:
                 weights.append(weight * SCATTERED * share)
-                found.append(evidence.text)
+                found.extend(spread)
         elif negated:
             denied = max(denied, weight)
     weights.sort(reverse=True)
@@ -293,50 +337,89 @@ def _score(point: _Point, answer: Answer) -> tuple[float, list[str]]:
     return score, found
 
 
-def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> bool:
+def _written(evidence: Evidence, answer: Answer, about: frozenset[str]) -> list[str]:
+    """The answer's own text that gave the evidence (the keyword itself may be written
+    otherwise: "RS" for "reduce-scatter", "2K(N-1)/N" for "2(N-1)K/N")."""
+    span = span_of(evidence, answer, about)
+    if span is None:
+        return []
+    index, start, end = span
+    return [_whole(answer.clauses[index].text, start, end)]
+
+
+def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> list[str]:
     """A phrase's words all said in one statement, though in another order or further apart
-    ("the skew of the launches" for "launch skew")."""
+    ("the skew of the launches" for "launch skew"): the answer's words that say them, or []."""
     if len(evidence.words) < 2:
-        return False
-    wanted = [(answer.similar(w.stem), w.negated) for w in evidence.words]
-    return any(
-        all(
-            any(
-                w.stem in similar and w.negated == negated
-                and about_the_same(about, c.subject_at(w.start))
-                for w in c.words
-            )
-            for similar, negated in wanted
-        )
-        for c in answer.clauses
-    )  # fmt: skip
+        return []
+    for part in answer.clauses:
+        said = [_word_in(w, part, answer, about) for w in evidence.words]
+        if all(said):
+            return _stretch(part, [w for w in said if w])
+    return []
 
 
-def _most_of(evidence: Evidence, answer: Answer, about: frozenset[str]) -> float:
+def _most_of(evidence: Evidence, answer: Answer, about: frozenset[str]) -> tuple[float, list[str]]:
     """The share of a long phrase's words said in one statement, if all but one are, and the
     one left out is not its count ("2 all-reduces per layer" is not "four all-reduces per
-    layer")."""
+    layer"); and the answer's words that say them."""
     total = len(evidence.words)
     counts = [w for w in evidence.words if w.stem in _COUNTS]
-    best = 0
+    best: list[Word] = []
+    best_part = answer.clauses[0] if answer.clauses else None
     for part in answer.clauses:
-        said = [w for w in evidence.words if _said_in(w, part, answer, about)]
-        if all(w in said for w in counts):
-            best = max(best, len(said))
-    return best / total if best >= total - 1 else 0.0
+        said = {w: got for w in evidence.words if (got := _word_in(w, part, answer, about))}
+        if all(w in said for w in counts) and len(said) > len(best):
+            best, best_part = list(said.values()), part
+    if len(best) < total - 1 or best_part is None:
+        return 0.0, []
+    return len(best) / total, _stretch(best_part, best)
+
+
+STRETCH_CHARS = 80  # a quote of words said apart, up to this long; else the words one by one
+
+
+def _stretch(part: Clause, words: list[Word]) -> list[str]:
+    """The answer's text from the first of `words` to the last, when short; else each word."""
+    start = min(w.start for w in words)
+    end = max(_end(part, w) for w in words)
+    if end - start <= STRETCH_CHARS:
+        return [_whole(part.text, start, end)]
+    return [_whole(part.text, w.start, _end(part, w)) for w in sorted(words, key=lambda w: w.start)]
+
+
+def _whole(text: str, start: int, end: int) -> str:
+    """text[start:end] widened to whole words: "sbh" read in "10sbh" quotes "10sbh"."""
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    return text[start:end]
+
+
+def _end(part: Clause, word: Word) -> int:
+    if word.end >= 0:
+        return word.end
+    written = _WORD.match(part.text, word.start)
+    return written.end() if written else word.start
+
+
+def _word_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) -> Word | None:
+    """The word of `part` that says `word`, with its polarity, of the point's subject."""
+    similar = answer.similar(word.stem)
+    return next(
+        (
+            w
+            for w in part.words
+            if w.stem in similar
+            and w.negated == word.negated
+            and about_the_same(about, part.subject_at(w.start))
+        ),
+        None,
+    )
 
 
 _COUNTS = frozenset(NUMBER_WORDS.values()) | {"one", "twice", "half", "double"}
-
-
-def _said_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) -> bool:
-    similar = answer.similar(word.stem)
-    return any(
-        w.stem in similar
-        and w.negated == word.negated
-        and about_the_same(about, part.subject_at(w.start))
-        for w in part.words
-    )
 
 
 def _said(word: Word, answer: Answer, about: frozenset[str]) -> str | None:
@@ -349,8 +432,7 @@ def _said(word: Word, answer: Answer, about: frozenset[str]) -> str | None:
                 and w.negated == word.negated
                 and about_the_same(about, c.subject_at(w.start))
             ):
-                written = _WORD.match(c.text, w.start)
-                return written.group() if written else w.stem
+                return _whole(c.text, w.start, _end(c, w)) or w.stem
     return None
 
 
@@ -362,20 +444,69 @@ def _letters(text: str) -> str:
     return re.sub(r"\W", "", text.lower())
 
 
-def _reason(found: list[str]) -> str:
-    quoted = [f"“{text}”" for text in found if not text.endswith("…")]
-    words = [text.removesuffix("…") for text in found if text.endswith("…")]
+def _reason(found: list[str], typed: str) -> str:
+    """What made a point, in the answer's own words: the text that gave each keyword, then
+    the point's own words it says (each as typed, where its case is all that differs)."""
+    quoted: list[str] = []
+    words: list[str] = []
+    tokens: list[tuple[str, str]] = []  # the typed answer's tokens, each as read: on demand
+    for text in found:
+        kept = words if text.endswith("…") else quoted
+        said = as_typed(typed, text.removesuffix("…").strip(" .,;:"), tokens)
+        if said and said not in kept:
+            kept.append(said)
+    # "linearly" says nothing "grows linearly with N" does not: the longer quote is enough.
+    quoted = [q for q in quoted if not any(q != other and q in other for other in quoted)]
+    words = [w for w in words if not any(w.lower() in q.lower() for q in quoted)]
     parts = []
     if quoted:
-        parts.append("matched " + ", ".join(quoted))
+        parts.append("matched " + ", ".join(f"“{text}”" for text in quoted))
     if words:
         parts.append("the point's words " + ", ".join(words))
     return "; ".join(parts)
 
 
+def as_typed(typed: str, said: str, tokens: list[tuple[str, str]] | None = None) -> str:
+    """`said` (a piece of the answer as read: normalised, lower case) as the answer typed it:
+    where only case and spacing differ ("RS" for "rs"), or where whole typed words read as it
+    ("N·α·B" for "n* alpha *b"); else as read. `tokens` keeps the typed words as read, for
+    the next piece of the same answer."""
+    pattern = r"\s+".join(re.escape(token) for token in said.split())
+    if not pattern:
+        return said
+    match = re.search(rf"(?<!\w){pattern}(?!\w)", typed, re.IGNORECASE)
+    if match:
+        return " ".join(match.group().split())
+    if tokens is None:
+        tokens = []
+    if not tokens:
+        tokens.extend((word, " ".join(lower(normalise(word)).split())) for word in typed.split())
+    wanted = " ".join(said.split())
+    for start in range(len(tokens)):
+        for end in range(start + 1, min(start + TYPED_WORDS, len(tokens)) + 1):
+            window = tokens[start:end]
+            read_as = " ".join(r for _w, r in window).strip(_EDGES)
+            # the words read as it, or as it and a little more typed in the same word
+            # ("exp(x_j))^2" for "exp"): whole typed words either way
+            if read_as == wanted or (
+                read_as.startswith(wanted) and len(read_as) - len(wanted) <= TYPED_EXTRA
+            ):
+                return " ".join(w for w, _r in window).strip(_EDGES)
+            if len(read_as) > len(wanted):
+                break
+    return said
+
+
+TYPED_WORDS = 8  # the longest run of typed words looked at for a quote read otherwise
+TYPED_EXTRA = 12  # characters a typed word may have beyond the quote it stands for
+_EDGES = " .,;:()[]\"'"
+
+
 @lru_cache(maxsize=1024)
 def _compile(
-    rubric: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...], question: str
+    rubric: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...],
+    question: str,
+    words: Field,
 ) -> list[_Point]:
     asked = {w.stem for c in clauses(lower(normalise(question))) for w in c.words}
     asked_text = lower(normalise(question)).replace(" ", "")
@@ -388,7 +519,7 @@ def _compile(
             evidence = compile_keyword(keyword)
             if not (evidence.quantity or evidence.formula or evidence.words):
                 continue  # only words every sentence has ("what-if", "again"): no evidence
-            weight = _weight(evidence, asked, asked_text, point_text)
+            weight = _weight(evidence, asked, asked_text, point_text, words)
             if evidence.quantity and any(
                 close(evidence.quantity, q, strict=True)
                 and math.isclose(evidence.quantity.value, q.value, rel_tol=TOLERANCE)
@@ -400,25 +531,97 @@ def _compile(
         known = {e.formula for e, _w in weighted if e.formula}
         for token in _formulas(point):
             evidence = compile_keyword(token)
-            if evidence.formula and evidence.formula not in known:
+            if _substantive(evidence, names=True) and evidence.formula not in known:
                 known.add(evidence.formula)
-                weight = _weight(evidence, asked, asked_text, point_text)
+                weight = _weight(evidence, asked, asked_text, point_text, words)
                 weighted.append((evidence, min(weight, POINT_FORMULA)))
         own: dict[str, Word] = {}
         for part in clauses(lower(normalise(point))):
             for word in part.words:
                 if len(word.stem) > 1:
                     own.setdefault(word.stem, word)
-        words = field()
         own_weights = tuple(ECHO_COVER if stem in asked else words.evidence(stem) for stem in own)
         about = entities(lower(normalise(point)))
         needed = tuple(
             compiled
             for group in needs
             if (compiled := tuple(e for k in group if _evidence(e := compile_keyword(k))))
-        )
+        ) or _implicit_needs(point, weighted)
         out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about, needed))
     return out
+
+
+_NAME = re.compile(r"[a-z]{4,}")  # a word in a token: "ZeRO-1/2", "(DualPipe)" name things
+# "1.5×", "×2.5" (× reads as *): a factor, the figure "1.5x" in any notation.
+_TIMES = re.compile(
+    r"(?<![\w.)])(?:(?P<a>\d+(?:\.\d+)?)\s?\*(?!\s?(?:[\d(]|(?!the\b|of\b|as\b|for\b)[a-zψ]{1,3}\b))"
+    r"|(?<![\w)])(?<![\d)]\s)(?<!\b[a-zψ]\s)\*\s?(?P<b>\d+(?:\.\d+)?)\b)"  # not "8 × 9": a product
+)
+_SUM = re.compile(r"[\d.]+(?:\+[\d.]+)+")  # "2+4+4+4": typed with a word after each term
+_UNIT_ONLY = re.compile(r"[a-z]{1,6}(?:/[a-z]{1,3})?")  # "GB/s", "I/O": no formula
+
+
+def _implicit_needs(
+    point: str, weighted: list[tuple[Evidence, float]]
+) -> tuple[tuple[Evidence, ...], ...]:
+    """A point whose own text writes a formula or a figure with its unit ("2(N−1)K/N",
+    "16Ψ/N", "450 GB/s", "about 1.5×") is that formula or figure: its words alone do not make
+    it. The need accepts the point's own and every formula or figure among its keywords, the
+    same substance in the notations the card lists."""
+    text = lower(normalise(point))
+    own = [compile_keyword(f"{m['a'] or m['b']}x") for m in _TIMES.finditer(text)]
+    own += [
+        e
+        for token in _formulas(point)
+        if _substantive(e := compile_keyword(token))
+        and not _SUM.fullmatch(e.formula)
+        and not _TIMES.search(lower(normalise(token)))
+    ]
+    for q in quantities(text):
+        written = _figure_at(text, q.offset)
+        if q.dimension == "number" or _term_of_sum(text, q.offset, written):
+            continue  # a bare count ("3 steps"), a term of a sum ("2 + 2 + 12 bytes")
+        own.append(Evidence(written, quantity=q))
+        if q.value >= 10 or not q.value.is_integer():  # "= 14 (grads not saved)": the
+            # point's figure typed without its unit; not a small count, which any answer has
+            unitless = Quantity(q.value, "number", q.value, q.offset, precise=True)
+            own.append(Evidence(f"{q.value:g}", quantity=unitless))
+    if not own:
+        return ()
+    listed = [
+        e
+        for e, _weight in weighted
+        if e.quantity or _substantive(e) or (e.formula and "=" in e.formula)  # "intensity = T"
+    ]
+    # "F/B_eff" is typed "F/B" too: a subscript is the first thing a candidate drops.
+    plain = [
+        compile_keyword(written)
+        for e in own
+        if e.formula and (written := re.sub(r"_[a-z]+", "", e.formula)) != e.formula
+    ]
+    return (tuple(own + plain + listed),)
+
+
+def _substantive(evidence: Evidence, *, names: bool = False) -> bool:
+    """A formula that says something of its own: not a unit ("GB/s", "I/O"), a path
+    ("/tmp") or a word in brackets ("(off)"); unless `names`, not a name ("ZeRO-1/2",
+    "(DualPipe)"), which is evidence of a point but not the formula it needs."""
+    if evidence.parts:  # "s² term": its formula is what counts
+        return any(_substantive(part, names=names) for part in evidence.parts)
+    return bool(
+        evidence.formula
+        and _FORMULA_MARK.search(evidence.text.strip("()"))
+        and not evidence.text.startswith(("/", "~", "."))
+        and (names or not _NAME.search(evidence.formula))
+        and not _UNIT_ONLY.fullmatch(evidence.formula)
+    )
+
+
+def _term_of_sum(text: str, offset: int, written: str) -> bool:
+    """Whether the figure at `offset` is added to another ("2 + 2 + 12 bytes")."""
+    before = text[:offset].rstrip()
+    after = text[offset + len(written) :].lstrip()
+    return before.endswith("+") or after.startswith("+")
 
 
 def _weight(
@@ -426,10 +629,10 @@ def _weight(
     asked: set[str],
     asked_text: str,
     point_text: tuple[str, list[bool], list[int]],
+    words: Field,
 ) -> float:
     if evidence.words:
         stems = [w.stem for w in evidence.words]
-        words = field()
         specific = [s for s in stems if words.rarity(s) >= SPECIFIC and len(s) > 2]
         named = entities(lower(evidence.text))
         if named and named <= STRATEGIES and len(stems) <= 2:

@@ -71,6 +71,8 @@ NEGATING_PHRASES = (
     ("false", "that"),
     ("not", "true", "that"),
     ("as", "opposed", "to"),
+    ("different", "from"),  # "different from load balancing: …" does not say it balances
+    ("unlike",),
     ("off", "the"),  # "off the critical path"
 )
 # "X isn't involved", "X doesn't matter": the negation denies what came before it.
@@ -124,6 +126,7 @@ class Word:
     stem: str
     start: int  # offset of the word in its clause's text
     negated: bool
+    end: int = -1  # where the word as written ends ("all reduce" for "allreduce"); -1: unknown
 
 
 @dataclass(frozen=True)
@@ -172,6 +175,7 @@ OBJECT_NEGATIONS = {"nothing", "none", "nobody"}
 def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
     """Read one clause: stemmed content words (abbreviations spelt out) and their polarity."""
     raw: list[tuple[str, int]] = []
+    ends: list[int] = []  # where each raw token ends in `text`
     for match in _TOKEN.finditer(text):
         # An identifier is its words: "SM_ACTIVE" is "SM active", "limit_all_gathers" too.
         offset = match.start()
@@ -180,8 +184,9 @@ def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
                 token = SYNONYMS.get(piece, NUMBER_WORDS.get(piece, piece))
                 for part in ABBREVIATIONS.get(token, (token,)):
                     raw.append((part, offset))
+                    ends.append(offset + len(piece))
             offset += len(piece) + 1
-    raw = _join(raw)
+    raw, ends = _join(raw, ends)
     tokens = [token for token, _ in raw]
     flags, denied, active, since = [], [], False, 0
     for index, (token, start) in enumerate(raw):
@@ -207,31 +212,35 @@ def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
             denied.append((start, raw[index][1]))
             flags = [f or start <= s < raw[index][1] for f, (_t, s) in zip(flags, raw, strict=True)]
     content = tuple(
-        Word(stem(token), start, neg)
-        for (token, start), neg in zip(raw, flags, strict=True)
+        Word(stem(token), start, neg, end)
+        for (token, start), neg, end in zip(raw, flags, ends, strict=True)
         if token not in _NOT_CONTENT
     )
     return Clause(text, content, tuple(denied), tuple(subjects(text)), inherited)
 
 
-def _join(raw: list[tuple[str, int]]) -> list[tuple[str, int]]:
+def _join(raw: list[tuple[str, int]], ends: list[int]) -> tuple[list[tuple[str, int]], list[int]]:
     out: list[tuple[str, int]] = []
+    out_ends: list[int] = []
     index = 0
     while index < len(raw):
         if raw[index][0] not in _JOIN_FIRST:
             out.append(raw[index])
+            out_ends.append(ends[index])
             index += 1
             continue
         for size in (4, 3, 2):
             key = tuple(token for token, _ in raw[index : index + size])
             if key in JOINED:
                 out.append((JOINED[key], raw[index][1]))
-                index += size
+                out_ends.append(ends[index + len(key) - 1])
+                index += len(key)
                 break
         else:
             out.append(raw[index])
+            out_ends.append(ends[index])
             index += 1
-    return out
+    return out, out_ends
 
 
 def _cue_at(tokens: list[str], index: int, *, end: bool = False) -> bool:

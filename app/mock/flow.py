@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from app.content.catalog import Catalog
+from app.grading import Field
 from app.mock import audio, live
 from app.mock import sessions as mocks
 from app.models import MockQuestion, MockSession
@@ -142,7 +143,7 @@ def submit(
     question = _waiting(step)
     if text is not None:
         mocks.save(question, part, text, now)
-    mocks.submit(question, now, catalog.card(question.card_id))
+    mocks.submit(question, now, catalog.card(question.card_id), Field.of(catalog))
     session.flush()
     live.changed(session, mock, live.Kind.STEP)
     return turn.questions
@@ -166,7 +167,7 @@ def grade(
         raise CardGone(question)
     prefs = review_settings.load(session, mock.user_id)
     mocks.grade(
-        session, mock, question, card, points, rating, now,
+        session, mock, question, card, points, rating, now, field=Field.of(catalog),
         desired_retention=prefs.desired_retention, fuzz=fuzz, parameters=prefs.fsrs_parameters,
     )  # fmt: skip
     session.flush()
@@ -199,5 +200,5 @@ def record(
     question = mocks.question_at(session, mock, position)
     if question is None:
         raise mocks.MockError(f"This session has no question {position}.")
-    mocks.settle(question, now, catalog.card(question.card_id))
+    mocks.settle(question, now, catalog.card(question.card_id), Field.of(catalog))
     return audio.add_chunk(session, question, part, take, seq, mime, data, now)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from app import grading
 from app.content.catalog import CardView
+from app.grading import Field
 from app.models import MockQuestion
 
 
@@ -29,9 +30,10 @@ def _points(probes: list[int]) -> str:
     return f"points {', '.join(named[:-1])} and {named[-1]}"
 
 
-def choose(card: CardView, answer: str) -> Chosen:
+def choose(card: CardView, answer: str, field: Field) -> Chosen:
+    """The follow-up to ask after `answer` (graded with `field`, the catalog's word counts)."""
     followups = card.card.followups
-    made = set(grading.check(card, answer).points)
+    made = set(grading.check(card, answer, field).points)
     missed = [p for p in range(len(card.card.rubric)) if p not in made]
     for point in missed:
         for index, followup in enumerate(followups):
@@ -63,7 +65,9 @@ def picked(card: CardView, index: int | None) -> Chosen | None:
     return Chosen(index, chosen.question, list(chosen.probes), CHOSEN_BY_INTERVIEWER)
 
 
-def explain(card: CardView | None, question: MockQuestion) -> tuple[list[int], str | None]:
+def explain(
+    card: CardView | None, question: MockQuestion, field: Field
+) -> tuple[list[int], str | None]:
     """The points the follow-up asked probes, and why it was chosen: as kept when it was
     chosen; for a session from before that was kept, worked out again from the answer (the
     reason is None when the content changed since, so the choice can no longer be told)."""
@@ -75,5 +79,5 @@ def explain(card: CardView | None, question: MockQuestion) -> tuple[list[int], s
     if card is None:
         return [], None
     probes = next((list(f.probes) for f in card.card.followups if f.question == asked), [])
-    chosen = choose(card, question.answer)
+    chosen = choose(card, question.answer, field)
     return probes, chosen.reason if chosen.question == asked else None

@@ -7,6 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog
+from app.grading import Field
 from app.mock import followup as followups
 from app.mock import rubric
 from app.models import MockQuestion, MockSession
@@ -84,6 +85,7 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
     missed: list[MissedPoint] = []
     by_topic: dict[str, list[float]] = {}
     made = asked = 0
+    field = Field.of(catalog)
     for q in qs:
         card = catalog.card(q.card_id)
         # Never started: not asked, and not shown (it may still be asked in this session).
@@ -93,7 +95,7 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
         points = list(q.confirmed_points or [])
         # Which follow-up is asked is decided when the main answer is in.
         followup = q.followup if q.submitted_at else None
-        probes, reason = followups.explain(card, q) if followup else ([], None)
+        probes, reason = followups.explain(card, q, field) if followup else ([], None)
         row = QuestionReport(
             position=q.position,
             card=card,
@@ -107,7 +109,7 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
             points_made=points,
             points_total=len(card.rubric),
             rating=q.rating,
-            mistakes=_mistakes(card, q) if q.submitted_at else (),
+            mistakes=_mistakes(card, q, field) if q.submitted_at else (),
             interviewer_points=q.interviewer_points,
             interviewer_rating=q.interviewer_rating,
         )
@@ -130,8 +132,8 @@ def build(mock: MockSession, qs: list[MockQuestion], catalog: Catalog) -> Report
     return Report(mock, rows, made / asked if asked else None, missed, weakest, len(qs))
 
 
-def _mistakes(card: CardView, q: MockQuestion) -> tuple[tuple[int, str, str], ...]:
-    found = rubric.suggestions(card, q.answer, q.followup_answer or "")
+def _mistakes(card: CardView, q: MockQuestion, field: Field) -> tuple[tuple[int, str, str], ...]:
+    found = rubric.suggestions(card, field, q.answer, q.followup_answer or "")
     return tuple(
         (index, found.mistake_reasons.get(index, ""), card.mistakes_html[index])
         for index in found.mistakes

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.content.catalog import CardView, Catalog
 from app.errors import ConflictError, FieldError
-from app.grading import Check
+from app.grading import Check, Field
 from app.mock import followup, rubric
 from app.mock.selection import choose
 from app.models import MockQuestion, MockSession
@@ -253,23 +253,27 @@ def _followup_overdue(question: MockQuestion, now: datetime) -> bool:
     )
 
 
-def settle(question: MockQuestion, now: datetime, card: CardView | None) -> None:
-    """Submit, as saved, whatever ran out of time while nobody was there to submit it.
+def settle(question: MockQuestion, now: datetime, card: CardView | None, field: Field) -> None:
+    """Submit, as saved, whatever ran out of time while nobody was there to submit it
+    (`field`: the catalog's word counts, to grade the answer that chooses the follow-up).
 
     A write step: it changes `question`. Reads use `as_of`, which leaves the row alone."""
     if _main_overdue(question, now):
-        _submit_main(question, as_utc(question.deadline), card)  # type: ignore[arg-type]
+        _submit_main(question, as_utc(question.deadline), card, field)  # type: ignore[arg-type]
     if _followup_overdue(question, now):
         question.followup_submitted_at = as_utc(question.followup_deadline)  # type: ignore[arg-type]
 
 
 def settle_all(qs: list[MockQuestion], now: datetime, catalog: Catalog) -> None:
     """`settle` every question of a session: the first thing a write step does."""
+    field = Field.of(catalog)
     for question in qs:
-        settle(question, now, catalog.card(question.card_id))
+        settle(question, now, catalog.card(question.card_id), field)
 
 
-def as_of(question: MockQuestion, now: datetime, card: CardView | None) -> MockQuestion:
+def as_of(
+    question: MockQuestion, now: datetime, card: CardView | None, field: Field
+) -> MockQuestion:
     """The question as it stands at `now`, where what ran out of time counts as submitted.
 
     A read: the row itself is never changed (a GET must not write). When time has run out, a
@@ -279,12 +283,13 @@ def as_of(question: MockQuestion, now: datetime, card: CardView | None) -> MockQ
         return question
     columns = MockQuestion.__table__.columns
     view = MockQuestion(**{c.key: copy.copy(getattr(question, c.key)) for c in columns})
-    settle(view, now, card)
+    settle(view, now, card, field)
     return view
 
 
 def as_of_all(qs: list[MockQuestion], now: datetime, catalog: Catalog) -> list[MockQuestion]:
-    return [as_of(q, now, catalog.card(q.card_id)) for q in qs]
+    field = Field.of(catalog)
+    return [as_of(q, now, catalog.card(q.card_id), field) for q in qs]
 
 
 @dataclass(frozen=True)
@@ -351,24 +356,26 @@ def save(question: MockQuestion, part: str, text: str, now: datetime) -> None:
     question.saved_at = now
 
 
-def submit(question: MockQuestion, now: datetime, card: CardView | None) -> None:
+def submit(question: MockQuestion, now: datetime, card: CardView | None, field: Field) -> None:
     """Hand in the current part: the main answer (which starts the follow-up) or the follow-up."""
     current = phase(question)
     if current == Phase.ANSWERING:
-        _submit_main(question, now, card)
+        _submit_main(question, now, card, field)
     elif current == Phase.FOLLOWUP:
         question.followup_submitted_at = now
     else:
         raise MockError("nothing to submit: this question is not being answered")
 
 
-def _submit_main(question: MockQuestion, when: datetime, card: CardView | None) -> None:
+def _submit_main(
+    question: MockQuestion, when: datetime, card: CardView | None, field: Field
+) -> None:
     """The main answer is in; the interviewer's follow-up (one a friend chose, else the one
     aimed at what the answer missed) starts at once with its own clock."""
     question.submitted_at = when
     if question.followup and card is not None:
         chosen = followup.picked(card, question.interviewer_followup) or followup.choose(
-            card, question.answer
+            card, question.answer, field
         )
         question.followup = chosen.question
         question.followup_probes, question.followup_reason = chosen.probes, chosen.reason
@@ -379,9 +386,9 @@ def _submit_main(question: MockQuestion, when: datetime, card: CardView | None) 
         question.followup_deadline = when + timedelta(minutes=followup_minutes(minutes))
 
 
-def suggestions(question: MockQuestion, card: CardView) -> Check:
+def suggestions(question: MockQuestion, card: CardView, field: Field) -> Check:
     """The rubric points the main and follow-up answers seem to make, with the words that did."""
-    return rubric.suggestions(card, question.answer, question.followup_answer or "")
+    return rubric.suggestions(card, field, question.answer, question.followup_answer or "")
 
 
 def grade(
@@ -393,18 +400,20 @@ def grade(
     rating: int,
     now: datetime,
     *,
+    field: Field,
     desired_retention: float,
     fuzz: bool = True,
     parameters: Sequence[float] | None = None,
 ) -> None:
-    """Confirm the rubric points made and rate the answer; the rating is an FSRS review."""
+    """Confirm the rubric points made and rate the answer; the rating is an FSRS review (the
+    grader's suggestions, kept beside it, weigh words by `field`, the catalog's counts)."""
     if phase(question) != Phase.GRADING:
         raise MockError("this question is not waiting to be graded")
     if any(not 0 <= p < len(card.rubric) for p in points):
         raise BadInput("points", f"rubric points are numbered 0 to {len(card.rubric) - 1}")
     if rating not in RATING_NAMES:
         raise BadInput("rating", "1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)")
-    question.suggested_points = suggestions(question, card).points
+    question.suggested_points = suggestions(question, card, field).points
     question.confirmed_points = sorted(set(points))
     question.rating = rating
     question.graded_at = now

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from app import grading
 from app.grading import interviewer
 from app.mock.sessions import MAX_ANSWER
-from app.web.deps import CardDep
+from app.web.deps import CardDep, GradingFieldDep
 
 router = APIRouter()
 
@@ -83,14 +83,14 @@ class CheckOut(BaseModel):
 
 @router.post("/api/cards/{card_id}/check", tags=["cards"])
 async def check_answer(
-    card: CardDep, request: Request, body: Annotated[CheckIn, Body()]
+    card: CardDep, field: GradingFieldDep, request: Request, body: Annotated[CheckIn, Body()]
 ) -> CheckOut:
     """Which rubric points a typed answer makes, each with the words that made it.
 
     Graded locally in a few milliseconds; nothing leaves the machine unless the server has an
     interviewer model configured and `model` is true.
     """
-    result = await anyio.to_thread.run_sync(grading.check, card, body.answer)
+    result = await anyio.to_thread.run_sync(grading.check, card, body.answer, field)
     config = interviewer.Config.of(request.app.state.settings)
     out = CheckOut(
         points=result.points,

@@ -22,6 +22,7 @@ from app.content.catalog import CardView, Catalog, Topic
 from app.content.render import Renderer
 from app.content.search import SearchIndex
 from app.db import POOL_SIZE, Database
+from app.grading import Field
 from app.quotas import Quotas
 from app.web.identity import get_user_id
 
@@ -29,6 +30,12 @@ from app.web.identity import get_user_id
 async def get_catalog(request: Request) -> Catalog:
     catalog: Catalog = request.app.state.catalog
     return catalog
+
+
+async def get_grading_field(request: Request) -> Field:
+    """The catalog's word counts the grader weighs words by, counted once at start-up."""
+    field: Field = request.app.state.grading_field
+    return field
 
 
 async def get_search_index(request: Request) -> SearchIndex:
@@ -84,6 +91,7 @@ async def get_fuzz(request: Request) -> bool:
 
 
 CatalogDep = Annotated[Catalog, Depends(get_catalog)]
+GradingFieldDep = Annotated[Field, Depends(get_grading_field)]
 SearchDep = Annotated[SearchIndex, Depends(get_search_index)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 # A request keeps its session's connection until its response is built, and FastAPI validates

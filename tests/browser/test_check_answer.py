@@ -19,7 +19,8 @@ def test_check_my_answer_on_a_topic_page_with_the_keyboard(page: Any, live_serve
     made = card.locator(".check-points li.is-made")
     missed = card.locator(".check-points li.is-missed")
     assert made.count() == 2 and missed.count() == 1
-    assert "reduce-scatter" in made.first.inner_text()
+    # The reason quotes what was typed ("reduce scatter"), not the keyword ("reduce-scatter").
+    assert "matched “reduce scatter”, “all gather”" in made.first.inner_text()
     assert "Tends to 2K" in missed.first.inner_text()
     assert "2 of 3 points made" in card.locator(".check-status").inner_text()
     # The model answer stays hidden until asked for; its rubric then shows what was made.

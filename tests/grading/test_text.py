@@ -144,3 +144,13 @@ def test_spellings_of_one_thing_meet() -> None:
 def test_a_statement_may_name_its_subject_after_what_it_says() -> None:
     part = read("DP all-reduces the grads. gathers the weights twice in ZeRO-3").clauses[1]
     assert "zero3" in part.subject_at(part.text.index("weights"))
+
+
+def test_a_formula_is_found_with_its_factors_in_another_order_but_not_another_formula() -> None:
+    wanted = compile_keyword("2(N-1)K/N")
+    for said in ("each sends 2K(N−1)/N", "K·2·(N-1) / N per GPU", "(N-1)2K/N", "(2K(N-1)/N)"):
+        assert find(wanted, read(said)) == (True, False), said
+    for other in ("each sends 2(N-1)/N", "2K(N-1)/(NB)", "2(N-1)K", "N/(2K(N-1))"):
+        assert find(wanted, read(other))[0] is False, other
+    assert find(wanted, read("it is not 2K(N-1)/N")) == (False, True)
+    assert find(compile_keyword("K/B"), read("B/K")) == (False, False)  # too short to reorder

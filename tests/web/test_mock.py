@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from app.config import Settings
 from app.content.loader import load_catalog
+from app.grading import Field
 from app.main import create_app
 from app.mock import rubric, selection
 from app.models import MockQuestion, ReviewLog
@@ -266,10 +267,12 @@ def test_previous_session_cards_are_avoided_where_possible() -> None:
 def test_rubric_suggestions_match_keywords_loosely() -> None:
     card = CATALOG.card("alpha-ring-bytes")
     assert card is not None
-    points = list(card.card.rubric)
-    assert rubric.suggested_points(points, "First a Reduce-Scatter, then ALL-GATHER") == [0]
-    assert rubric.suggested_points(points, "each sends 2 (N − 1)/N of it, so about 2K") == [1, 2]
-    assert rubric.suggested_points(points, "no idea") == []
+    points, field = list(card.card.rubric), Field.of(CATALOG)
+    said = "First a Reduce-Scatter, then ALL-GATHER"
+    assert rubric.suggested_points(points, said, field=field) == [0]
+    said = "each sends 2 (N − 1)/N of it, so about 2K"
+    assert rubric.suggested_points(points, said, field=field) == [1, 2]
+    assert rubric.suggested_points(points, "no idea", field=field) == []
 
 
 def test_report_of_a_running_session_does_not_reveal_questions_not_yet_asked(

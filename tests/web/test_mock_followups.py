@@ -73,12 +73,13 @@ def client(make_client: ClientFactory, content: Path) -> TestClient:
 
 
 def test_the_grader_reads_the_answers_as_these_tests_assume(content: Path) -> None:
-    card = load_catalog(content).card("t-ring")
+    catalog = load_catalog(content)
+    card, field = catalog.card("t-ring"), grading.Field.of(catalog)
     assert card is not None
-    assert grading.check(card, ONLY_PHASES).points == [0]
-    assert grading.check(card, PHASES_AND_BYTES).points == [0, 1]
-    assert grading.check(card, EVERYTHING).points == [0, 1, 2]
-    assert grading.check(card, "").points == []
+    assert grading.check(card, ONLY_PHASES, field).points == [0]
+    assert grading.check(card, PHASES_AND_BYTES, field).points == [0, 1]
+    assert grading.check(card, EVERYTHING, field).points == [0, 1, 2]
+    assert grading.check(card, "", field).points == []
 
 
 @pytest.mark.parametrize(
@@ -97,9 +98,10 @@ def test_the_grader_reads_the_answers_as_these_tests_assume(content: Path) -> No
 def test_the_follow_up_asked_aims_at_the_first_point_missed(
     content: Path, answer: str, asked: str, probes: list[int], reason: str
 ) -> None:
-    card = load_catalog(content).card("t-ring")
+    catalog = load_catalog(content)
+    card = catalog.card("t-ring")
     assert card is not None
-    chosen = followup.choose(card, answer)
+    chosen = followup.choose(card, answer, grading.Field.of(catalog))
     assert (chosen.question, chosen.probes) == (asked, probes)
     assert chosen.reason.startswith(reason)
     if answer == EVERYTHING:
@@ -115,9 +117,10 @@ def test_untagged_follow_ups_fall_back_to_the_last_one(tmp_path: Path) -> None:
         + (CARD.split("mistakes:")[1])
     )
     write_topic(root, plain)
-    card = load_catalog(root).card("t-ring")
+    catalog = load_catalog(root)
+    card = catalog.card("t-ring")
     assert card is not None
-    chosen = followup.choose(card, ONLY_PHASES)
+    chosen = followup.choose(card, ONLY_PHASES, grading.Field.of(catalog))
     assert (chosen.question, chosen.probes) == ("Second?", [])
     assert chosen.reason == "this card's follow-ups probe no rubric point in particular"
 

@@ -27,6 +27,7 @@ from app.web import streams
 from app.web.deps import (
     CatalogDep,
     FuzzDep,
+    GradingFieldDep,
     NowDep,
     QuotasDep,
     SessionDep,
@@ -301,6 +302,7 @@ def session_page(
     templates: TemplatesDep,
     session: SessionDep,
     catalog: CatalogDep,
+    field: GradingFieldDep,
     now: NowDep,
     error: str | None = None,
 ) -> Response:
@@ -311,7 +313,7 @@ def session_page(
     question = step.question
     card = catalog.card(question.card_id) if question else None
     grading = step.kind == "grade" and question is not None and card is not None
-    suggested = mocks.suggestions(question, card) if grading and question and card else None
+    suggested = mocks.suggestions(question, card, field) if grading and question and card else None
     part = "followup" if step.kind == "followup" else "main"
     context = {
         "mock": mock,

@@ -5,6 +5,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
+from app import grading
 from app.content.catalog import Catalog
 from app.mock import followup as followups
 from app.mock import report as reports
@@ -170,13 +171,14 @@ class QuestionOut(BaseModel):
         asked = q.started_at is not None
         card = catalog.card(q.card_id) if asked else None
         followup = q.followup if q.submitted_at else None
-        probes, reason = followups.explain(card, q) if card and followup else (None, None)
+        field = grading.Field.of(catalog)  # counted at start-up: a look-up
+        probes, reason = followups.explain(card, q, field) if card and followup else (None, None)
         phase = mocks.phase(q)
         suggested, reasons = q.suggested_points, None
         mistakes: list[int] | None = None
         mistake_reasons: dict[int, str] | None = None
         if card and phase == "grading":
-            check = mocks.suggestions(q, card)
+            check = mocks.suggestions(q, card, field)
             suggested, reasons = check.points, check.reasons
             mistakes, mistake_reasons = check.mistakes, check.mistake_reasons
         return cls(
