@@ -17,6 +17,10 @@ a 300-word answer (target: under 20 ms), beside the keyword matcher's time on th
 `--tuning` prints only the figures that may be tuned on (the tuning set and the independent
 set's tuning part), `--latency` only the timing.
 
+The fresh set (tests/grading/fresh: 318 answers over 106 cards, new writers and labellers,
+written after the independent set had been tuned on) is reported last, whole; nothing was
+tuned on it and no option lists its misgrades.
+
 `python bench/grader.py --misgrades` lists the independent set's tuning answers that the grader
 gets wrong (tests/grading/independent: answers and labels by two writers who never saw the
 grader; every third card is held out and never listed).
@@ -196,6 +200,7 @@ def median_ms(grade: Grade, card: CardView, answer: str, field: Field, repeats: 
 # --- the independent measure (tests/grading/independent/README.md) ----------------------------
 
 INDEPENDENT = ANSWERS / "independent"
+FRESH = ANSWERS / "fresh"
 INDEPENDENT_KINDS = ("strong", "partial", "wrong", "mistake")
 
 
@@ -219,13 +224,23 @@ def held_out_cards() -> set[str]:
     return kept
 
 
-def load_independent() -> tuple[list[Judged], list[Judged]]:
-    """(tuning part, held-out part) of the labelled independent answers."""
-    items = [
+def _labelled(folder: Path) -> list[Judged]:
+    return [
         Judged(i["card"], i["kind"], i["answer"], frozenset(i["points"]), frozenset(i["mistakes"]))
-        for path in sorted(INDEPENDENT.glob("labelled-*.yml"))
+        for path in sorted(folder.glob("labelled-*.yml"))
         for i in yaml.safe_load(path.read_text())
     ]
+
+
+def load_fresh() -> list[Judged]:
+    """The fresh set (tests/grading/fresh/README.md), kept aside whole: nothing lists its
+    misgrades and no option prints it alone."""
+    return _labelled(FRESH)
+
+
+def load_independent() -> tuple[list[Judged], list[Judged]]:
+    """(tuning part, held-out part) of the labelled independent answers."""
+    items = _labelled(INDEPENDENT)
     held = held_out_cards()
     return [i for i in items if i.card not in held], [i for i in items if i.card in held]
 
@@ -353,6 +368,7 @@ def main() -> None:
         report(name, items, catalog)
     report_independent("independent, tuning part", tuning, catalog)
     report_independent("independent, held out (nothing tuned on it)", held, catalog)
+    report_independent("fresh set, kept aside whole (nothing tuned on it)", load_fresh(), catalog)
     report_latency(catalog, everything)
 
 
