@@ -336,6 +336,12 @@ function recorder(panel, mockId) {
     player.preload = "metadata";
     player.src = `/api/mock/${mockId}/audio/${position}/${part}/${number}`;
     figure.append(caption, player);
+    if (panel.hasAttribute("data-transcribe")) {
+      // The server transcribes takes: ask for this one now its last chunk is in.
+      const box = transcriptBox(`/api/mock/${mockId}/transcripts/${position}/${part}/${number}`, part, number, panel.dataset.transcriptMax);
+      figure.append(box);
+      transcript(box, true);
+    }
     panel.append(figure);
   }
 
@@ -510,3 +516,132 @@ function recorder(panel, mockId) {
     ignore: ["notes", "step"],  // this page's own doing
   });
 })();
+
+// What was said in a take, when the server transcribes takes: the state ("Transcribing…",
+// "failed" with a retry), then the transcript in a box saved as it is edited (as the typed
+// answer is), and graded with it. Nothing here blocks the page: it asks, then looks again.
+function transcriptBox(url, part, take, max) {
+  const box = document.createElement("div");
+  box.className = "voice-transcript";
+  box.dataset.url = url;
+  box.dataset.state = "none";
+  const id = `said-${part}-${take}`;
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  label.textContent = "What you said";
+  const state = document.createElement("p");
+  state.className = "transcript-state";
+  state.setAttribute("role", "status");
+  state.setAttribute("aria-live", "polite");
+  const text = document.createElement("textarea");
+  text.id = id;
+  text.className = "transcript-text";
+  text.rows = 4;
+  text.spellcheck = true;
+  text.dataset.max = max || "20000";
+  text.hidden = true;
+  const retry = document.createElement("button");
+  retry.type = "button";
+  retry.className = "transcript-retry";
+  retry.hidden = true;
+  box.append(label, state, text, retry);
+  return box;
+}
+
+function transcript(box, queueNow = false) {
+  const { url } = box.dataset;
+  const state = box.querySelector(".transcript-state");
+  const text = box.querySelector(".transcript-text");
+  const retry = box.querySelector(".transcript-retry");
+  const headers = { Accept: "application/json", "X-CSRF-Token": csrf() };
+  let polling = null;
+  let saving = null;
+  let dirty = false;
+
+  const say = (words, error = false) => {
+    state.textContent = words;
+    state.classList.toggle("is-error", error);
+  };
+
+  function show(data) {
+    box.dataset.state = data.state;
+    if (data.state === "pending") {
+      say("Transcribing…");
+      text.hidden = true;
+      retry.hidden = true;
+      wait();
+    } else if (data.state === "failed") {
+      say(`Transcription failed: ${data.error || "no reason given"}.`, true);
+      text.hidden = true;
+      retry.hidden = false;
+      retry.textContent = "Retry";
+    } else {
+      if (!dirty) text.value = data.text;  // never over what is being typed
+      text.hidden = false;
+      retry.hidden = true;
+      say(data.edited ? "Your corrected transcript: it is graded with your typed answer." : "Edit it where it misheard you: it is graded with your typed answer.");
+    }
+  }
+
+  // Look again while it is being transcribed: soon at first, then less often.
+  let delay = 1500;
+  function wait() {
+    clearTimeout(polling);
+    polling = setTimeout(async () => {
+      const response = await fetch(url, { headers: { Accept: "application/json" } }).catch(() => null);
+      delay = Math.min(delay * 1.5, 15000);
+      if (response?.ok) show(await response.json());
+      else wait();
+    }, delay);
+  }
+
+  async function queue() {
+    retry.disabled = true;
+    say("Transcribing…");
+    const response = await fetch(url, { method: "POST", headers }).catch(() => null);
+    retry.disabled = false;
+    if (response?.ok) {
+      delay = 1500;
+      show(await response.json());
+    } else {
+      const data = await response?.json().catch(() => ({}));
+      say(`Transcription failed: ${data?.detail || (navigator.onLine ? "the server did not answer" : "offline")}.`, true);
+      retry.hidden = false;
+      retry.textContent = "Retry";
+    }
+  }
+
+  async function save() {
+    if (text.value.length > Number(text.dataset.max)) {
+      say(`Not saved: at most ${Number(text.dataset.max).toLocaleString()} characters.`, true);
+      return;
+    }
+    const body = JSON.stringify({ text: text.value });
+    saving = fetch(url, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body }).catch(() => null);
+    const response = await saving;
+    saving = null;
+    if (response?.ok) {
+      dirty = false;
+      const page = document.querySelector(".mock-page");
+      say(page?.dataset.step === "grade" ? "Saved. Reload the page to see the suggested points with it." : "Saved: it is graded with your typed answer.");
+    } else {
+      const data = await response?.json().catch(() => ({}));
+      const detail = Array.isArray(data?.detail) ? data.detail.map((d) => d.msg).join("; ") : data?.detail;
+      say(`Not saved: ${detail || (navigator.onLine ? "the server did not answer" : "offline")}. Your text is still here.`, true);
+    }
+  }
+
+  let timer = null;
+  text.addEventListener("input", () => {
+    dirty = true;
+    clearTimeout(timer);
+    say("Editing…");
+    timer = setTimeout(save, 1200);
+  });
+  text.addEventListener("blur", () => { if (dirty) { clearTimeout(timer); save(); } });
+  retry.addEventListener("click", queue);
+  if (queueNow) queue();
+  else if (box.dataset.state === "pending") wait();
+}
+
+document.querySelectorAll(".voice-transcript").forEach((box) => transcript(box));

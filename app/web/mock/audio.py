@@ -148,7 +148,8 @@ TRANSCRIPT_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"description": "No such session, question or recording of yours"},
     409: {"description": "This server transcribes nothing (RINGSIDE_TRANSCRIBE_URL is unset)"},
 }
-TRANSCRIPT_PATH = "/api/mock/{mock_id}/audio/{position}/{part}/{take}/transcript"
+# Beside the audio's path, not under it: PUT …/audio/{position}/{part}/{take}/{seq} is a chunk.
+TRANSCRIPT_PATH = "/api/mock/{mock_id}/transcripts/{position}/{part}/{take}"
 
 
 def _queue(
@@ -186,7 +187,7 @@ def retry_transcript_api(
     request: Request, mock_id: MockId, position: Position, part: Part, take: TakeNo,
     database: DatabaseDep, user_id: UserDep, now: NowDep,
 ) -> TranscriptOut:  # fmt: skip
-    """Try a failed transcription again (the same as POST …/transcript)."""
+    """Try a failed transcription again (the same as POST /api/mock/{id}/transcripts/{position}/{part}/{take})."""
     return _queue(request, database, user_id, mock_id, position, part, take, now)
 
 
