@@ -187,7 +187,7 @@ def retry_transcript_api(
     request: Request, mock_id: MockId, position: Position, part: Part, take: TakeNo,
     database: DatabaseDep, user_id: UserDep, now: NowDep,
 ) -> TranscriptOut:  # fmt: skip
-    """Try a failed transcription again (the same as POST /api/mock/{id}/transcripts/{position}/{part}/{take})."""
+    """Try a failed transcription again: the same as POST on the transcript itself."""
     return _queue(request, database, user_id, mock_id, position, part, take, now)
 
 

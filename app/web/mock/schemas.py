@@ -131,7 +131,7 @@ class TranscriptOut(BaseModel):
     take: int = Field(description="The recording, 1-based, as in the audio's URL.")
     state: Literal["pending", "done", "failed"] = Field(
         description="pending: being transcribed (GET it again); done: `text` is the "
-        "transcript; failed: `error` says why (POST /api/mock/{id}/transcripts/{position}/{part}/{take}/retry)."
+        "transcript; failed: `error` says why (POST …/retry to try again)."
     )
     text: str = Field(description="The transcript, or your correction of it.")
     edited: bool = Field(description="You corrected it: the server never writes over it.")
