@@ -145,6 +145,28 @@ def spoken(rows: Iterable[MockTranscript]) -> dict[str, str]:
     return {part: "\n\n".join(texts) for part, texts in out.items()}
 
 
+def export_texts(session: Session, question_id: int) -> dict[tuple[str, int], str]:
+    """The question's finished transcripts by (part, take), for the export document."""
+    rows = session.scalars(
+        select(MockTranscript).where(
+            MockTranscript.question_id == question_id, MockTranscript.state == DONE
+        )
+    )
+    return {(row.part, row.take): row.text for row in rows}
+
+
+def import_text(
+    session: Session, question_id: int, part: str, take: int, text: str, when: datetime
+) -> None:
+    """A transcript from an export: finished, and never sent to a server again."""
+    session.add(
+        MockTranscript(
+            question_id=question_id, part=part, take=take, state=DONE, text=text[:MAX_TEXT],
+            edited=False, updated_at=when,
+        )
+    )  # fmt: skip
+
+
 # --- the background work -------------------------------------------------------------------
 
 

@@ -4,6 +4,7 @@
 Runs on SQLite, and on PostgreSQL when RINGSIDE_TEST_DATABASE_URL is set.
 """
 
+import json
 import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -299,3 +300,27 @@ def test_the_endpoint_is_found_from_a_base_url() -> None:
     exact = Settings(transcribe_url="https://h/x/v1/audio/transcriptions", transcribe_model="m")
     assert Config.of(exact) == Config("https://h/x/v1/audio/transcriptions", "m", 120.0, None)
     assert Config.of(Settings()) is None
+
+
+def test_what_was_said_goes_out_in_the_export_and_comes_back(
+    client: TestClient, make_client: ClientFactory, content: Path
+) -> None:
+    mock_id = _session(client)
+    _record(client, mock_id, 1, TAKE_ONE)
+    _record(client, mock_id, 2, TAKE_TWO)
+    client.put(_url(mock_id, 1), json={"text": SAID_ONE})  # take 2 was never transcribed
+    document = client.get("/api/export").json()
+    one, two = document["mock_sessions"][0]["questions"][0]["recordings"]
+    assert one["transcript"] == SAID_ONE and two.get("transcript") is None
+    fresh = _client(make_client, content)  # a server that transcribes nothing still keeps it
+    assert fresh.post("/api/import", json=document).status_code == 200
+    new_id = fresh.get("/api/mock").json()[0]["id"]
+    (kept,) = _transcripts(fresh, new_id)
+    assert (kept["take"], kept["state"], kept["text"]) == (1, "done", SAID_ONE)
+    assert fresh.get("/api/export").json() == document
+    too_long = json.loads(json.dumps(document))
+    too_long["mock_sessions"][0]["created_at"] = "2026-04-02T09:00:00Z"
+    too_long["mock_sessions"][0]["questions"][0]["recordings"][0]["transcript"] = "x" * (
+        transcripts.MAX_TEXT + 1
+    )
+    assert fresh.post("/api/import", json=too_long).status_code == 422
