@@ -130,6 +130,22 @@ def of_questions(
     return out
 
 
+def said_by_position(
+    session: Session, questions: list[MockQuestion]
+) -> dict[int, dict[tuple[str, int], str]]:
+    """What was said in each finished take, by question position, then (part, take): what
+    the report shows under each recording."""
+    rows = of_questions(session, questions)
+    return {
+        q.position: {
+            (row.part, row.take): row.text
+            for row in rows.get(q.id, [])
+            if row.state == DONE and row.text.strip()
+        }
+        for q in questions
+    }
+
+
 def by_take(rows: Iterable[MockTranscript]) -> dict[tuple[str, int], MockTranscript]:
     """A question's transcripts by (part, take), as the page looks them up."""
     return {(row.part, row.take): row for row in rows}

@@ -141,6 +141,8 @@ def test_a_take_is_transcribed_in_the_background_and_feeds_the_suggestions(
         f"/api/mock/{mock_id}/grade", json={"position": 1, "points": [0, 1], "rating": 3}
     ).json()
     assert graded["questions"][0]["suggested_points"] == [0, 1]  # stored as suggested
+    report = client.get(f"/mock/{mock_id}/report").text
+    assert "What you said" in report and SAID_ONE in report  # under the recording
 
 
 def test_a_failure_is_stored_with_its_reason_and_a_retry_transcribes(

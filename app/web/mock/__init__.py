@@ -430,6 +430,11 @@ def report_page(
     request: Request, mock: OwnMockDep, templates: TemplatesDep, session: SessionDep,
     catalog: CatalogDep,
 ) -> HTMLResponse:  # fmt: skip
-    built = reports.build(mock, mocks.questions(session, mock), catalog)
-    context = {"report": built, "recordings": voice.by_question(session, mock)}
+    qs = mocks.questions(session, mock)
+    built = reports.build(mock, qs, catalog)
+    context = {
+        "report": built,
+        "recordings": voice.by_question(session, mock),
+        "said": transcripts.said_by_position(session, qs),
+    }
     return templates.TemplateResponse(request, "mock/report.html", context)
