@@ -202,6 +202,8 @@ function recorder(panel, mockId) {
     return null;
   }
 
+  const captions = liveCaptions(panel);
+
   function kind() {
     for (const type of ["audio/webm;codecs=opus", "audio/ogg;codecs=opus", "audio/mp4", "audio/webm"]) {
       if (MediaRecorder.isTypeSupported(type)) return type;
@@ -304,6 +306,7 @@ function recorder(panel, mockId) {
     ticking = setInterval(tick, 500);
     startButton.hidden = true;
     live.hidden = false;
+    captions?.start();
     holdQuestion(true);
     panel.querySelector(".voice-stop").focus({ preventScroll: true });
     say("Recording. Speak your answer; it uploads as you go.");
@@ -351,6 +354,7 @@ function recorder(panel, mockId) {
     audio?.close();
     audio = null;
     clearInterval(ticking);
+    captions?.stop();
     live.hidden = true;
     holdQuestion(false);
   }
@@ -645,3 +649,80 @@ function transcript(box, queueNow = false) {
 }
 
 document.querySelectorAll(".voice-transcript").forEach((box) => transcript(box));
+
+// Live captions while speaking, where the browser has speech recognition of its own (the Web
+// Speech API): a progressive enhancement, off unless ticked, shown only on this screen and
+// never saved or sent by this page. The browser decides where recognition runs, and Chrome's
+// sends the audio to Google: the option says so.
+function liveCaptions(panel) {
+  const Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
+  if (!Recognition) return null;
+  const KEY = "ringside-live-captions";
+  const option = document.createElement("label");
+  option.className = "voice-captions-option";
+  const tick = document.createElement("input");
+  tick.type = "checkbox";
+  tick.checked = localStorage.getItem(KEY) === "on";
+  tick.addEventListener("change", () => localStorage.setItem(KEY, tick.checked ? "on" : "off"));
+  option.append(tick, " Live captions while I speak, by this browser's own speech recognition (not saved; Chrome's sends the audio to Google)");
+  const shown = document.createElement("div");
+  shown.className = "voice-captions";
+  shown.hidden = true;
+  const heading = document.createElement("span");
+  heading.className = "voice-captions-label";
+  heading.textContent = "Live captions (not saved): ";
+  const words = document.createElement("span");
+  words.className = "voice-captions-text";
+  shown.append(heading, words);
+  panel.querySelector(".voice-start").after(option);
+  panel.querySelector(".voice-live").after(shown);
+  let recognition = null;
+  let said = "";
+
+  function start() {
+    if (!tick.checked) return;
+    said = "";
+    words.textContent = "";
+    shown.hidden = false;
+    option.hidden = true;
+    recognition = new Recognition();
+    recognition.continuous = true;
+    recognition.interimResults = true;
+    recognition.lang = document.documentElement.lang || "en";
+    recognition.addEventListener("result", (event) => {
+      let interim = "";
+      for (let i = event.resultIndex; i < event.results.length; i += 1) {
+        const text = event.results[i][0].transcript;
+        if (event.results[i].isFinal) said += `${text} `;
+        else interim += text;
+      }
+      words.textContent = (said + interim).trim();
+      shown.scrollTop = shown.scrollHeight;
+    });
+    // Recognition stops by itself after a silence: go on while the recording does.
+    recognition.addEventListener("end", () => { if (recognition) recognition.start(); });
+    recognition.addEventListener("error", (event) => {
+      if (event.error === "not-allowed" || event.error === "service-not-allowed" || event.error === "network") {
+        words.textContent = `not available here (${event.error}); the recording goes on.`;
+        const failed = recognition;
+        recognition = null;
+        failed.abort();
+      }
+    });
+    try {
+      recognition.start();
+    } catch {
+      recognition = null;
+    }
+  }
+
+  function stop() {
+    const running = recognition;
+    recognition = null;
+    running?.stop();
+    shown.hidden = true;
+    option.hidden = false;
+  }
+
+  return { start, stop };
+}

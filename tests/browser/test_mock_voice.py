@@ -246,3 +246,47 @@ def test_what_was_said_shows_beside_the_take_and_can_be_corrected(
         page.locator(".mock-grade").wait_for()
         assert page.get_by_label("What you said").input_value() == heard + " over the ring"
         audit(page, "mock-voice-transcript-grade")
+
+
+# The browser's recogniser, scripted: it "hears" two phrases, as Chrome's reports them (an
+# interim result, then final ones), so the test needs no network and no speech service.
+SCRIPTED_RECOGNITION = """
+window.SpeechRecognition = window.webkitSpeechRecognition = class {
+  constructor() { this.listeners = {}; window.recognitions = (window.recognitions || 0) + 1; }
+  addEventListener(name, listener) { (this.listeners[name] ||= []).push(listener); }
+  emit(name, event) { (this.listeners[name] || []).forEach((listener) => listener(event)); }
+  start() {
+    window.recognitionRunning = true;
+    const result = (text, isFinal) => Object.assign([{ transcript: text }], { isFinal });
+    setTimeout(() => this.emit("result", { resultIndex: 0, results: [result("ring all", false)] }), 200);
+    setTimeout(() => this.emit("result", { resultIndex: 0, results: [result("ring all-reduce", true), result("in two phases", true)] }), 500);
+  }
+  stop() { window.recognitionRunning = false; }
+  abort() { window.recognitionRunning = false; }
+};
+"""
+
+
+def test_live_captions_show_while_speaking_when_ticked(voice_page: Any, live_server: str) -> None:
+    page = voice_page
+    page.add_init_script(SCRIPTED_RECOGNITION)
+    answering(page, live_server)
+    option = page.get_by_label(re.compile("Live captions while I speak"))
+    assert option.is_visible() and not option.is_checked()  # off unless ticked
+    option.check()  # remembered on this device
+    page.get_by_role("button", name="Answer out loud").click()
+    captions = page.locator(".voice-captions")
+    captions.wait_for()
+    page.wait_for_function(
+        "() => document.querySelector('.voice-captions-text').textContent"
+        " === 'ring all-reduce in two phases'",
+        timeout=5000,
+    )
+    assert "not saved" in captions.inner_text()
+    page.set_viewport_size({"width": 390, "height": 844})
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "mock-voice-live-captions-390.png"))
+    page.get_by_role("button", name="Stop recording").click()
+    captions.wait_for(state="hidden")
+    assert page.evaluate("() => window.recognitionRunning") is False
+    assert page.evaluate("() => localStorage.getItem('ringside-live-captions')") == "on"
