@@ -258,8 +258,9 @@ window.SpeechRecognition = window.webkitSpeechRecognition = class {
   start() {
     window.recognitionRunning = true;
     const result = (text, isFinal) => Object.assign([{ transcript: text }], { isFinal });
-    setTimeout(() => this.emit("result", { resultIndex: 0, results: [result("ring all", false)] }), 200);
-    setTimeout(() => this.emit("result", { resultIndex: 0, results: [result("ring all-reduce", true), result("in two phases", true)] }), 500);
+    const heard = (results) => this.emit("result", { resultIndex: 0, results });
+    setTimeout(() => heard([result("ring all", false)]), 200);
+    setTimeout(() => heard([result("ring all-reduce", true), result("in two phases", true)]), 500);
   }
   stop() { window.recognitionRunning = false; }
   abort() { window.recognitionRunning = false; }
