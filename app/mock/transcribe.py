@@ -12,6 +12,7 @@ the transcript as "failed", never lets it reach a page.
 
 import json
 import secrets
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -92,9 +93,19 @@ def transcribe(config: Config, mime: str, data: bytes) -> str:
     if config.api_key:
         headers["Authorization"] = f"Bearer {config.api_key}"
     request = urllib.request.Request(config.url, data=body, headers=headers, method="POST")
+    # urllib's timeout bounds each wait on the socket; the deadline bounds the reply as a
+    # whole, so a server that trickles bytes cannot hold the worker for ever.
+    deadline = time.monotonic() + config.timeout_s
     try:
         with urllib.request.urlopen(request, timeout=config.timeout_s) as response:  # noqa: S310
-            raw = response.read(MAX_REPLY_BYTES + 1)
+            raw = bytearray()
+            while len(raw) <= MAX_REPLY_BYTES:
+                if time.monotonic() > deadline:
+                    raise TimeoutError
+                piece = response.read(64 * 1024)
+                if not piece:
+                    break
+                raw.extend(piece)
     except urllib.error.HTTPError as error:
         error.close()  # it holds the connection open otherwise
         raise TranscribeError(f"the transcription server answered HTTP {error.code}") from None
@@ -110,7 +121,7 @@ def transcribe(config: Config, mime: str, data: bytes) -> str:
     if len(raw) > MAX_REPLY_BYTES:
         raise TranscribeError("the transcription server's reply was too large")
     try:
-        text = json.loads(raw)["text"]
+        text = json.loads(bytes(raw))["text"]
     except (ValueError, KeyError, TypeError):
         raise TranscribeError(
             "the transcription server's reply was not the JSON asked for"

@@ -343,7 +343,8 @@ function recorder(panel, mockId) {
       // The server transcribes takes: ask for this one now its last chunk is in.
       const box = transcriptBox(`/api/mock/${mockId}/transcripts/${position}/${part}/${number}`, part, number, panel.dataset.transcriptMax);
       figure.append(box);
-      transcript(box, true);
+      // Only a whole take is sent: with chunks still to upload it waits for a click instead.
+      transcript(box, queue.length === 0);
     }
     panel.append(figure);
   }
@@ -533,6 +534,10 @@ function transcriptBox(url, part, take, max) {
   const label = document.createElement("label");
   label.htmlFor = id;
   label.textContent = "What you said";
+  const which = document.createElement("span");
+  which.className = "visually-hidden";
+  which.textContent = ` in recording ${take}`;
+  label.append(which);
   const state = document.createElement("p");
   state.className = "transcript-state";
   state.setAttribute("role", "status");
@@ -547,7 +552,9 @@ function transcriptBox(url, part, take, max) {
   const retry = document.createElement("button");
   retry.type = "button";
   retry.className = "transcript-retry";
-  retry.hidden = true;
+  retry.hidden = false;
+  retry.textContent = "Transcribe";
+  state.textContent = "Not transcribed yet.";
   box.append(label, state, text, retry);
   return box;
 }

@@ -177,6 +177,26 @@ def test_a_slow_server_times_out(client: TestClient, server: tuple[str, Behaviou
     assert (got["state"], got["error"]) == ("failed", "no answer within 2 s")
 
 
+def test_a_reply_too_large_or_not_json_fails(
+    client: TestClient, server: tuple[str, Behaviour]
+) -> None:
+    _, behaviour = server
+    behaviour.heard = {TAKE_ONE: "word " * 250_000}  # over the 1 MB read
+    mock_id = _session(client)
+    _record(client, mock_id, 1, TAKE_ONE)
+    client.post(_url(mock_id))
+    _settled(client)
+    got = client.get(_url(mock_id)).json()
+    assert (got["state"], got["error"]) == (
+        "failed", "the transcription server's reply was too large",
+    )  # fmt: skip
+    behaviour.model = "another"  # the model asked for is not there: 404, as vLLM says
+    client.post(_url(mock_id) + "/retry")
+    _settled(client)
+    got = client.get(_url(mock_id)).json()
+    assert got["error"] == "the transcription server answered HTTP 404"
+
+
 def test_a_server_that_is_down_fails_and_the_page_still_works(
     make_client: ClientFactory, content: Path
 ) -> None:
