@@ -221,7 +221,7 @@ def test_what_was_said_shows_beside_the_take_and_can_be_corrected(
         page.get_by_role("button", name="Stop recording").click()
         said = page.locator(".voice .voice-take .voice-transcript")
         said.locator(".transcript-state", has_text="Transcribing…").wait_for(timeout=15000)
-        box = page.get_by_label("What you said")
+        box = page.get_by_label("What you said in recording 1")
         box.wait_for(timeout=15000)
         assert box.input_value() == heard
         (upload,) = behaviour.uploads
@@ -241,10 +241,32 @@ def test_what_was_said_shows_beside_the_take_and_can_be_corrected(
         stored = page.request.get(f"{api}/transcripts/1/main/1").json()
         assert (stored["text"], stored["edited"]) == (heard + " over the ring", True)
 
+        # A second take while the server fails: the page says so, and Retry (by keyboard) works.
+        behaviour.status, behaviour.delay_s = 503, 0.0
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.get_by_role("button", name="Record another take").click()
+        page.wait_for_function(
+            "() => /kB saved/.test(document.querySelector('.voice-status').textContent)",
+            timeout=15000,
+        )
+        page.get_by_role("button", name="Stop recording").click()
+        second = page.locator(".voice .voice-take .voice-transcript").nth(1)
+        second.locator(".transcript-state", has_text="Transcription failed").wait_for(timeout=15000)
+        assert "HTTP 503" in second.locator(".transcript-state").inner_text()
+        second.scroll_into_view_if_needed()
+        screenshot(page, "mock-voice-transcript-failed-390")
+        behaviour.status = 200
+        retry = second.get_by_role("button", name="Retry")
+        retry.focus()
+        page.keyboard.press("Enter")
+        again = page.get_by_label("What you said in recording 2")
+        again.wait_for(timeout=15000)  # shown once transcribed
+        assert again.input_value() == heard
+
         # Graded beside the typed answer: the grading page shows it with the recording.
         page.click(".mock-answer button[type=submit]")
         page.locator(".mock-grade").wait_for()
-        assert page.get_by_label("What you said").input_value() == heard + " over the ring"
+        assert page.get_by_label("in recording 1").input_value() == heard + " over the ring"
         audit(page, "mock-voice-transcript-grade")
 
 
