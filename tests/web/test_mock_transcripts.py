@@ -24,6 +24,7 @@ from tests.conftest import ClientFactory, FakeClock, loopback_client
 from tests.content.helpers import write_topic
 from tests.transcription_server import Behaviour, transcription_server
 from tests.web.others import other_users_mock
+from tests.web.test_accounts import KEY, csrf_of, register
 from tests.web.test_mock_followups import CARD, ONLY_PHASES, PHASES_AND_BYTES
 
 START = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
@@ -346,3 +347,29 @@ def test_what_was_said_goes_out_in_the_export_and_comes_back(
         transcripts.MAX_TEXT + 1
     )
     assert fresh.post("/api/import", json=too_long).status_code == 422
+
+
+def test_a_signed_in_browser_writes_only_with_its_csrf_token(
+    make_client: ClientFactory, content: Path, server: tuple[str, Behaviour]
+) -> None:
+    client = _client(
+        make_client, content, auth_mode="accounts", secret_key=KEY, transcribe_url=server[0]
+    )
+    register(client, "ada")
+    token = {"X-CSRF-Token": csrf_of(client)}
+    made = client.post(
+        "/api/mock", json={"preset": "custom", "questions": 1, "minutes": 10}, headers=token
+    )
+    mock_id = made.json()["id"]
+    client.post(f"/api/mock/{mock_id}/start", json={"position": 1}, headers=token)
+    sent = client.put(
+        f"/api/mock/{mock_id}/audio/1/main/1/0",
+        content=TAKE_ONE,
+        headers={"content-type": WEBM, **token},
+    )
+    assert sent.status_code == 200, sent.text
+    assert client.put(_url(mock_id), json={"text": "forged"}).status_code == 403
+    assert client.post(_url(mock_id)).status_code == 403
+    assert client.post(_url(mock_id) + "/retry").status_code == 403
+    assert client.get(_url(mock_id)).status_code == 404  # nothing was stored
+    assert client.put(_url(mock_id), json={"text": "mine"}, headers=token).status_code == 200
