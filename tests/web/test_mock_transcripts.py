@@ -373,3 +373,34 @@ def test_a_signed_in_browser_writes_only_with_its_csrf_token(
     assert client.post(_url(mock_id) + "/retry").status_code == 403
     assert client.get(_url(mock_id)).status_code == 404  # nothing was stored
     assert client.put(_url(mock_id), json={"text": "mine"}, headers=token).status_code == 200
+
+
+def test_each_pending_take_is_claimed_once_until_its_claim_is_stale(
+    make_client: ClientFactory, content: Path
+) -> None:
+    client = _client(make_client, content)  # no worker: the test claims by hand
+    mock_id = _session(client)
+    _record(client, mock_id, 1, TAKE_ONE)
+    _record(client, mock_id, 2, TAKE_TWO)
+    database = client.app.state.database  # type: ignore[attr-defined]
+    with database.write_session() as session:
+        question_id = session.scalar(select(MockQuestion.id))
+        for take in (1, 2):
+            session.add(
+                MockTranscript(
+                    question_id=question_id, part="main", take=take, state="pending", text="",
+                    edited=False, updated_at=START,
+                )
+            )  # fmt: skip
+    claimed = []
+    for _ in range(3):  # as two processes would, one after the other
+        with database.write_session() as session:
+            claimed.append(transcripts.claim(session, START, timeout_s=60))
+    assert claimed[0] != claimed[1] and None not in claimed[:2] and claimed[2] is None
+    # A process that stopped halfway: its claim is taken again after the timeout and a margin.
+    later = START + timedelta(seconds=60) + transcripts.CLAIM_MARGIN
+    with database.write_session() as session:
+        assert transcripts.claim(session, later, timeout_s=60) is None
+    with database.write_session() as session:
+        again = transcripts.claim(session, later + timedelta(seconds=1), timeout_s=60)
+    assert again == claimed[0]
