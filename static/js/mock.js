@@ -575,6 +575,7 @@ function transcript(box, queueNow = false) {
   };
 
   function show(data) {
+    const arrived = box.dataset.state === "pending" && data.state === "done";
     box.dataset.state = data.state;
     if (data.state === "pending") {
       say("Transcribing…");
@@ -590,7 +591,9 @@ function transcript(box, queueNow = false) {
       if (!dirty) text.value = data.text;  // never over what is being typed
       text.hidden = false;
       retry.hidden = true;
-      say(data.edited ? "Your corrected transcript: it is graded with your typed answer." : "Edit it where it misheard you: it is graded with your typed answer.");
+      const grading = document.querySelector(".mock-page")?.dataset.step === "grade";
+      if (arrived && grading) say("Transcribed. Reload the page to see the suggested points with it (your ticks are not kept).");
+      else say(data.edited ? "Your corrected transcript: it is graded with your typed answer." : "Edit it where it misheard you: it is graded with your typed answer.");
     }
   }
 
@@ -634,7 +637,7 @@ function transcript(box, queueNow = false) {
     if (response?.ok) {
       dirty = false;
       const page = document.querySelector(".mock-page");
-      say(page?.dataset.step === "grade" ? "Saved. Reload the page to see the suggested points with it." : "Saved: it is graded with your typed answer.");
+      say(page?.dataset.step === "grade" ? "Saved. Reload the page to see the suggested points with it (your ticks are not kept)." : "Saved: it is graded with your typed answer.");
     } else {
       const data = await response?.json().catch(() => ({}));
       const detail = Array.isArray(data?.detail) ? data.detail.map((d) => d.msg).join("; ") : data?.detail;
