@@ -2,8 +2,9 @@
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app import PROJECT_ROOT
@@ -93,6 +94,24 @@ class Settings(BaseSettings):
     grader_timeout_s: float = Field(
         default=20.0, gt=0, le=300, description="How long to wait for the grader model."
     )
+    transcribe_url: str | None = Field(
+        default=None,
+        description="An OpenAI-compatible transcription server (whisper.cpp's server, "
+        "faster-whisper-server, vLLM): its base URL or its /v1/audio/transcriptions endpoint. "
+        "Each recorded take is sent there once saved; off when unset.",
+    )
+    transcribe_model: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The model name sent with each take; default whisper-1 (servers that "
+        "host one model ignore it).",
+    )
+    transcribe_timeout_s: float = Field(
+        default=120.0, gt=0, le=3600, description="How long one take's transcription may take."
+    )
+    transcribe_api_key: SecretStr | None = Field(
+        default=None, description="Sent as a Bearer token, for a hosted transcription endpoint."
+    )
     # Per-member caps (app.quotas): one account must not fill a shared server's disk.
     quota_audio_mb: int = Field(
         default=200, ge=1, le=1_000_000, description="Recorded audio each user may keep, in MB."
@@ -103,3 +122,15 @@ class Settings(BaseSettings):
     quota_imports_per_day: int = Field(
         default=20, ge=1, le=100_000, description="Files a user may import in 24 hours."
     )
+
+    @field_validator("transcribe_url")
+    @classmethod
+    def _web_address(cls, url: str | None) -> str | None:
+        """Only http(s) with a host: a file: or ftp: URL would make urllib read something else
+        than a transcription server."""
+        if url is None or not url.strip():
+            return None
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http:// or https:// URL with a host")
+        return url.strip()

@@ -26,6 +26,7 @@ from app.drills import check as drill_check
 from app.events import Hub
 from app.grading import Field
 from app.labs import catalog as lab_catalog
+from app.mock import transcribe, transcripts
 from app.plan.service import PlanCache
 from app.srs import refit
 from app.web import (
@@ -128,10 +129,17 @@ def create_app(
     with database.write_session() as session:
         local_user_id = ensure_local_user(session).id
     hub = Hub(database)  # news of changes, for the live pages' streams (app.web.streams)
+    transcribing = transcribe.Config.of(settings)
+    # Recorded takes transcribed in the background (app.mock.transcripts); None: off.
+    transcriber = (
+        transcripts.Worker(database, transcribing, clock) if transcribing is not None else None
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         hub.start()
+        if transcriber is not None:
+            transcriber.wake()  # takes queued before a restart, or left halfway, are picked up
         async with anyio.create_task_group() as background:
             tidy = partial(_housekeeping, database, auth_policy)
             background.start_soon(partial(startup.keep_backing_up, settings, clock, tidy=tidy))
@@ -164,6 +172,7 @@ def create_app(
     app.state.search_index = SearchIndex(catalog, glossary)
     app.state.database = database
     app.state.events = hub
+    app.state.transcriber = transcriber
     app.state.local_user_id = local_user_id
     app.state.renderer = renderer
     app.state.clock = clock

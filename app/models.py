@@ -272,6 +272,32 @@ class MockAudioChunk(Base):
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class MockTranscript(Base):
+    """What was said in one take, as a transcription server heard it (app.mock.transcripts),
+    and then as its speaker corrected it.
+
+    state: pending (queued, or being transcribed since claimed_at), done, or failed (with a
+    short reason; a retry makes it pending again). Only the speaker's edit or the server's
+    first answer writes `text`; the server never overwrites an edit.
+    """
+
+    __tablename__ = "mock_transcripts"
+    __table_args__ = (UniqueConstraint("question_id", "part", "take"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("mock_questions.id", ondelete="CASCADE"), index=True
+    )
+    part: Mapped[str] = mapped_column(String(8))  # main | followup
+    take: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(String(8), index=True)  # pending | done | failed
+    text: Mapped[str] = mapped_column(Text, default="")
+    error: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    edited: Mapped[bool] = mapped_column(Boolean, default=False)
+    claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class AuthSession(Base):
     """A signed-in browser. Only a hash of the cookie's value is stored."""
 

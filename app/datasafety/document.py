@@ -314,6 +314,11 @@ class RecordingDoc(Record):
         StringConstraints(max_length=(voice.MAX_BYTES + 2) // 3 * 4),
         AfterValidator(_audio),
     ]
+    transcript: Annotated[str | None, StringConstraints(max_length=MAX_ANSWER)] = Field(
+        default=None,
+        description="What was said, as transcribed and corrected (app.mock.transcripts); "
+        "absent when the take was never transcribed.",
+    )
 
 
 class MockQuestionDoc(Record):

@@ -23,6 +23,7 @@ from app.datasafety.document import (
     describe,
 )
 from app.mock import audio as voice
+from app.mock import transcripts
 from app.models import (
     Attempt,
     CardState,
@@ -162,10 +163,21 @@ def _document(session: Session, user_id: int) -> dict[str, Any]:
                 mock,
                 MockSessionDoc,
                 questions=[
-                    _columns(q, MockQuestionDoc, recordings=voice.export_takes(session, q.id))
+                    _columns(q, MockQuestionDoc, recordings=_recordings(session, q.id))
                     for q in questions[mock.id]
                 ],
             )
             for mock in mocks
         ],
     }
+
+
+def _recordings(session: Session, question_id: int) -> list[dict[str, object]]:
+    """The question's takes, each with what was said in it when it was transcribed."""
+    said = transcripts.export_texts(session, question_id)
+    takes = voice.export_takes(session, question_id)
+    for take in takes:
+        text = said.get((str(take["part"]), int(str(take["take"]))))
+        if text is not None:
+            take["transcript"] = text
+    return takes

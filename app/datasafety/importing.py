@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from app import locks
 from app.datasafety.document import ExportDocument
 from app.mock import audio as voice
+from app.mock import transcripts
 from app.models import (
     Attempt,
     CardState,
@@ -200,4 +201,8 @@ def _mock_sessions(session: Session, user_id: int, doc: ExportDocument, out: Imp
                     session, asked.id, take.part, take.take, take.mime,
                     base64.b64decode(take.data), when,
                 )  # fmt: skip
+                if take.transcript is not None:
+                    transcripts.import_text(
+                        session, asked.id, take.part, take.take, take.transcript, when
+                    )
         out.added["mock_sessions"] += 1

@@ -1,5 +1,6 @@
 """What a user does to a mock session, one step at a time: start, autosave, submit, grade,
-abandon, and record a spoken answer.
+abandon, and record a spoken answer (whose transcripts, app.mock.transcripts, the grading
+step reads with the typed answer).
 
 Each step takes an open write session (the caller commits, and holds the user's lock on
 PostgreSQL), the mock, the catalog and now, and refuses with app.errors types. Each first
@@ -17,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.content.catalog import Catalog
 from app.grading import Field
-from app.mock import audio, live
+from app.mock import audio, live, transcripts
 from app.mock import sessions as mocks
 from app.models import MockQuestion, MockSession
 from app.srs import settings as review_settings
@@ -166,9 +167,11 @@ def grade(
     if card is None:
         raise CardGone(question)
     prefs = review_settings.load(session, mock.user_id)
+    said = transcripts.spoken(transcripts.of_questions(session, [question]).get(question.id, []))
     mocks.grade(
         session, mock, question, card, points, rating, now, field=Field.of(catalog),
         desired_retention=prefs.desired_retention, fuzz=fuzz, parameters=prefs.fsrs_parameters,
+        spoken=said,
     )  # fmt: skip
     session.flush()
     live.changed(session, mock, live.Kind.STEP)

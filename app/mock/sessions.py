@@ -8,7 +8,7 @@ Callers pass an open session (read or write); writes are committed by the caller
 
 import copy
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -386,9 +386,21 @@ def _submit_main(
         question.followup_deadline = when + timedelta(minutes=followup_minutes(minutes))
 
 
-def suggestions(question: MockQuestion, card: CardView, field: Field) -> Check:
-    """The rubric points the main and follow-up answers seem to make, with the words that did."""
-    return rubric.suggestions(card, field, question.answer, question.followup_answer or "")
+def suggestions(
+    question: MockQuestion,
+    card: CardView,
+    field: Field,
+    spoken: Mapping[str, str] | None = None,
+) -> Check:
+    """The rubric points the main and follow-up answers seem to make, with the words that did.
+
+    `spoken`: what was said in each part (app.mock.transcripts.spoken), read with the typed
+    answer of that part, as if it had been typed too."""
+    said = spoken or {}
+    return rubric.suggestions(
+        card, field, question.answer, said.get("main", ""),
+        question.followup_answer or "", said.get("followup", ""),
+    )  # fmt: skip
 
 
 def grade(
@@ -404,16 +416,18 @@ def grade(
     desired_retention: float,
     fuzz: bool = True,
     parameters: Sequence[float] | None = None,
+    spoken: Mapping[str, str] | None = None,
 ) -> None:
     """Confirm the rubric points made and rate the answer; the rating is an FSRS review (the
-    grader's suggestions, kept beside it, weigh words by `field`, the catalog's counts)."""
+    grader's suggestions, kept beside it, weigh words by `field`, the catalog's counts).
+    `spoken`: the transcripts of each part, suggested from with the typed answers."""
     if phase(question) != Phase.GRADING:
         raise MockError("this question is not waiting to be graded")
     if any(not 0 <= p < len(card.rubric) for p in points):
         raise BadInput("points", f"rubric points are numbered 0 to {len(card.rubric) - 1}")
     if rating not in RATING_NAMES:
         raise BadInput("rating", "1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)")
-    question.suggested_points = suggestions(question, card, field).points
+    question.suggested_points = suggestions(question, card, field, spoken).points
     question.confirmed_points = sorted(set(points))
     question.rating = rating
     question.graded_at = now

@@ -202,6 +202,8 @@ function recorder(panel, mockId) {
     return null;
   }
 
+  const captions = liveCaptions(panel);
+
   function kind() {
     for (const type of ["audio/webm;codecs=opus", "audio/ogg;codecs=opus", "audio/mp4", "audio/webm"]) {
       if (MediaRecorder.isTypeSupported(type)) return type;
@@ -304,6 +306,7 @@ function recorder(panel, mockId) {
     ticking = setInterval(tick, 500);
     startButton.hidden = true;
     live.hidden = false;
+    captions?.start();
     holdQuestion(true);
     panel.querySelector(".voice-stop").focus({ preventScroll: true });
     say("Recording. Speak your answer; it uploads as you go.");
@@ -336,6 +339,13 @@ function recorder(panel, mockId) {
     player.preload = "metadata";
     player.src = `/api/mock/${mockId}/audio/${position}/${part}/${number}`;
     figure.append(caption, player);
+    if (panel.hasAttribute("data-transcribe")) {
+      // The server transcribes takes: ask for this one now its last chunk is in.
+      const box = transcriptBox(`/api/mock/${mockId}/transcripts/${position}/${part}/${number}`, part, number, panel.dataset.transcriptMax);
+      figure.append(box);
+      // Only a whole take is sent: with chunks still to upload it waits for a click instead.
+      transcript(box, queue.length === 0);
+    }
     panel.append(figure);
   }
 
@@ -345,6 +355,7 @@ function recorder(panel, mockId) {
     audio?.close();
     audio = null;
     clearInterval(ticking);
+    captions?.stop();
     live.hidden = true;
     holdQuestion(false);
   }
@@ -510,3 +521,218 @@ function recorder(panel, mockId) {
     ignore: ["notes", "step"],  // this page's own doing
   });
 })();
+
+// What was said in a take, when the server transcribes takes: the state ("Transcribing…",
+// "failed" with a retry), then the transcript in a box saved as it is edited (as the typed
+// answer is), and graded with it. Nothing here blocks the page: it asks, then looks again.
+function transcriptBox(url, part, take, max) {
+  const box = document.createElement("div");
+  box.className = "voice-transcript";
+  box.dataset.url = url;
+  box.dataset.state = "none";
+  const id = `said-${part}-${take}`;
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  label.textContent = "What you said";
+  const which = document.createElement("span");
+  which.className = "visually-hidden";
+  which.textContent = ` in recording ${take}`;
+  label.append(which);
+  const state = document.createElement("p");
+  state.className = "transcript-state";
+  state.setAttribute("role", "status");
+  state.setAttribute("aria-live", "polite");
+  const text = document.createElement("textarea");
+  text.id = id;
+  text.className = "transcript-text";
+  text.rows = 4;
+  text.spellcheck = true;
+  text.dataset.max = max || "20000";
+  text.hidden = true;
+  const retry = document.createElement("button");
+  retry.type = "button";
+  retry.className = "transcript-retry";
+  retry.hidden = false;
+  retry.textContent = "Transcribe";
+  state.textContent = "Not transcribed yet.";
+  box.append(label, state, text, retry);
+  return box;
+}
+
+function transcript(box, queueNow = false) {
+  const { url } = box.dataset;
+  const state = box.querySelector(".transcript-state");
+  const text = box.querySelector(".transcript-text");
+  const retry = box.querySelector(".transcript-retry");
+  const headers = { Accept: "application/json", "X-CSRF-Token": csrf() };
+  let polling = null;
+  let saving = null;
+  let dirty = false;
+
+  const say = (words, error = false) => {
+    state.textContent = words;
+    state.classList.toggle("is-error", error);
+  };
+
+  function show(data) {
+    const arrived = box.dataset.state === "pending" && data.state === "done";
+    box.dataset.state = data.state;
+    if (data.state === "pending") {
+      say("Transcribing…");
+      text.hidden = true;
+      retry.hidden = true;
+      wait();
+    } else if (data.state === "failed") {
+      say(`Transcription failed: ${data.error || "no reason given"}.`, true);
+      text.hidden = true;
+      retry.hidden = false;
+      retry.textContent = "Retry";
+    } else {
+      if (!dirty) text.value = data.text;  // never over what is being typed
+      text.hidden = false;
+      retry.hidden = true;
+      const grading = document.querySelector(".mock-page")?.dataset.step === "grade";
+      if (arrived && grading) say("Transcribed. Reload the page to see the suggested points with it (your ticks are not kept).");
+      else say(data.edited ? "Your corrected transcript: it is graded with your typed answer." : "Edit it where it misheard you: it is graded with your typed answer.");
+    }
+  }
+
+  // Look again while it is being transcribed: soon at first, then less often.
+  let delay = 1500;
+  function wait() {
+    clearTimeout(polling);
+    polling = setTimeout(async () => {
+      const response = await fetch(url, { headers: { Accept: "application/json" } }).catch(() => null);
+      delay = Math.min(delay * 1.5, 15000);
+      if (response?.ok) show(await response.json());
+      else wait();
+    }, delay);
+  }
+
+  async function queue() {
+    retry.disabled = true;
+    say("Transcribing…");
+    const response = await fetch(url, { method: "POST", headers }).catch(() => null);
+    retry.disabled = false;
+    if (response?.ok) {
+      delay = 1500;
+      show(await response.json());
+    } else {
+      const data = await response?.json().catch(() => ({}));
+      say(`Transcription failed: ${data?.detail || (navigator.onLine ? "the server did not answer" : "offline")}.`, true);
+      retry.hidden = false;
+      retry.textContent = "Retry";
+    }
+  }
+
+  async function save() {
+    if (text.value.length > Number(text.dataset.max)) {
+      say(`Not saved: at most ${Number(text.dataset.max).toLocaleString()} characters.`, true);
+      return;
+    }
+    const body = JSON.stringify({ text: text.value });
+    saving = fetch(url, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body }).catch(() => null);
+    const response = await saving;
+    saving = null;
+    if (response?.ok) {
+      dirty = false;
+      const page = document.querySelector(".mock-page");
+      say(page?.dataset.step === "grade" ? "Saved. Reload the page to see the suggested points with it (your ticks are not kept)." : "Saved: it is graded with your typed answer.");
+    } else {
+      const data = await response?.json().catch(() => ({}));
+      const detail = Array.isArray(data?.detail) ? data.detail.map((d) => d.msg).join("; ") : data?.detail;
+      say(`Not saved: ${detail || (navigator.onLine ? "the server did not answer" : "offline")}. Your text is still here.`, true);
+    }
+  }
+
+  let timer = null;
+  text.addEventListener("input", () => {
+    dirty = true;
+    clearTimeout(timer);
+    say("Editing…");
+    timer = setTimeout(save, 1200);
+  });
+  text.addEventListener("blur", () => { if (dirty) { clearTimeout(timer); save(); } });
+  retry.addEventListener("click", queue);
+  if (queueNow) queue();
+  else if (box.dataset.state === "pending") wait();
+}
+
+document.querySelectorAll(".voice-transcript").forEach((box) => transcript(box));
+
+// Live captions while speaking, where the browser has speech recognition of its own (the Web
+// Speech API): a progressive enhancement, off unless ticked, shown only on this screen and
+// never saved or sent by this page. The browser decides where recognition runs, and Chrome's
+// sends the audio to Google: the option says so.
+function liveCaptions(panel) {
+  const Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
+  if (!Recognition) return null;
+  const KEY = "ringside-live-captions";
+  const option = document.createElement("label");
+  option.className = "voice-captions-option";
+  const tick = document.createElement("input");
+  tick.type = "checkbox";
+  tick.checked = localStorage.getItem(KEY) === "on";
+  tick.addEventListener("change", () => localStorage.setItem(KEY, tick.checked ? "on" : "off"));
+  option.append(tick, " Live captions while I speak, by this browser's own speech recognition (not saved; Chrome's sends the audio to Google)");
+  const shown = document.createElement("div");
+  shown.className = "voice-captions";
+  shown.hidden = true;
+  const heading = document.createElement("span");
+  heading.className = "voice-captions-label";
+  heading.textContent = "Live captions (not saved): ";
+  const words = document.createElement("span");
+  words.className = "voice-captions-text";
+  shown.append(heading, words);
+  panel.querySelector(".voice-start").after(option);
+  panel.querySelector(".voice-live").after(shown);
+  let recognition = null;
+  let said = "";
+
+  function start() {
+    if (!tick.checked) return;
+    said = "";
+    words.textContent = "";
+    shown.hidden = false;
+    option.hidden = true;
+    recognition = new Recognition();
+    recognition.continuous = true;
+    recognition.interimResults = true;
+    recognition.lang = document.documentElement.lang || "en";
+    recognition.addEventListener("result", (event) => {
+      let interim = "";
+      for (let i = event.resultIndex; i < event.results.length; i += 1) {
+        const text = event.results[i][0].transcript;
+        if (event.results[i].isFinal) said += `${text} `;
+        else interim += text;
+      }
+      words.textContent = (said + interim).trim();
+      shown.scrollTop = shown.scrollHeight;
+    });
+    // Recognition stops by itself after a silence: go on while the recording does.
+    recognition.addEventListener("end", () => { if (recognition) recognition.start(); });
+    recognition.addEventListener("error", (event) => {
+      if (event.error === "not-allowed" || event.error === "service-not-allowed" || event.error === "network") {
+        words.textContent = `not available here (${event.error}); the recording goes on.`;
+        const failed = recognition;
+        recognition = null;
+        failed.abort();
+      }
+    });
+    try {
+      recognition.start();
+    } catch {
+      recognition = null;
+    }
+  }
+
+  function stop() {
+    const running = recognition;
+    recognition = null;
+    running?.stop();
+    shown.hidden = true;
+    option.hidden = false;
+  }
+
+  return { start, stop };
+}

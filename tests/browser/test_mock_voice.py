@@ -4,12 +4,14 @@ report plays the recording back beside the rubric."""
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.browser.audit import audit
-from tests.browser.conftest import ARTIFACTS, CHROMIUM, screenshot, watched_page
+from tests.browser.conftest import ARTIFACTS, CHROMIUM, screenshot, serve, watched_page
+from tests.transcription_server import Behaviour, transcription_server
 
 FAKE_MICROPHONE = [
     "--use-fake-device-for-media-stream",  # a generated tone instead of a real microphone
@@ -195,3 +197,119 @@ def test_a_take_is_heard_back_before_submitting_with_the_question_in_view(
         page.set_viewport_size({"width": width, "height": height})
         screenshot(page, f"mock-voice-take-to-hear-{width}")
     assert page.url == mock_url  # nothing was submitted
+
+
+def test_what_was_said_shows_beside_the_take_and_can_be_corrected(
+    voice_page: Any, tmp_path: Path
+) -> None:
+    """With a transcription server (the test's own, tests/transcription_server.py), a take's
+    transcript appears beside its player once stopped; a correction is saved as typed."""
+    heard = "ring all-reduce: a reduce-scatter, then an all-gather"
+    behaviour = Behaviour(default=heard, delay_s=1.0)  # long enough to see "Transcribing…"
+    with (
+        transcription_server(behaviour) as transcriber,
+        serve(tmp_path / "t.db", transcribe_url=transcriber) as server,
+    ):
+        page = voice_page
+        page.set_viewport_size({"width": 390, "height": 844})
+        mock_url = answering(page, server)
+        page.get_by_role("button", name="Answer out loud").click()
+        page.wait_for_function(
+            "() => /kB saved/.test(document.querySelector('.voice-status').textContent)",
+            timeout=15000,
+        )
+        page.get_by_role("button", name="Stop recording").click()
+        said = page.locator(".voice .voice-take .voice-transcript")
+        said.locator(".transcript-state", has_text="Transcribing…").wait_for(timeout=15000)
+        box = page.get_by_label("What you said in recording 1")
+        box.wait_for(timeout=15000)
+        assert box.input_value() == heard
+        (upload,) = behaviour.uploads
+        assert upload.audio[:4] == b"\x1a\x45\xdf\xa3" and upload.content_type == "audio/webm"
+        # Beside the player, inside the screen's width.
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        screenshot(page, "mock-voice-transcript-390")
+        page.set_viewport_size({"width": 1280, "height": 800})
+        screenshot(page, "mock-voice-transcript-1280")
+
+        # Corrected with the keyboard: saved as the typed answer is, without a click.
+        box.focus()
+        page.keyboard.press("End")
+        page.keyboard.type(" over the ring")
+        said.locator(".transcript-state", has_text="Saved").wait_for(timeout=10000)
+        api = mock_url.replace("/mock/", "/api/mock/")
+        stored = page.request.get(f"{api}/transcripts/1/main/1").json()
+        assert (stored["text"], stored["edited"]) == (heard + " over the ring", True)
+
+        # A second take while the server fails: the page says so, and Retry (by keyboard) works.
+        behaviour.status, behaviour.delay_s = 503, 0.0
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.get_by_role("button", name="Record another take").click()
+        page.wait_for_function(
+            "() => /kB saved/.test(document.querySelector('.voice-status').textContent)",
+            timeout=15000,
+        )
+        page.get_by_role("button", name="Stop recording").click()
+        second = page.locator(".voice .voice-take .voice-transcript").nth(1)
+        second.locator(".transcript-state", has_text="Transcription failed").wait_for(timeout=15000)
+        assert "HTTP 503" in second.locator(".transcript-state").inner_text()
+        second.scroll_into_view_if_needed()
+        screenshot(page, "mock-voice-transcript-failed-390")
+        behaviour.status = 200
+        retry = second.get_by_role("button", name="Retry")
+        retry.focus()
+        page.keyboard.press("Enter")
+        again = page.get_by_label("What you said in recording 2")
+        again.wait_for(timeout=15000)  # shown once transcribed
+        assert again.input_value() == heard
+
+        # Graded beside the typed answer: the grading page shows it with the recording.
+        page.click(".mock-answer button[type=submit]")
+        page.locator(".mock-grade").wait_for()
+        assert page.get_by_label("in recording 1").input_value() == heard + " over the ring"
+        audit(page, "mock-voice-transcript-grade")
+
+
+# The browser's recogniser, scripted: it "hears" two phrases, as Chrome's reports them (an
+# interim result, then final ones), so the test needs no network and no speech service.
+SCRIPTED_RECOGNITION = """
+window.SpeechRecognition = window.webkitSpeechRecognition = class {
+  constructor() { this.listeners = {}; window.recognitions = (window.recognitions || 0) + 1; }
+  addEventListener(name, listener) { (this.listeners[name] ||= []).push(listener); }
+  emit(name, event) { (this.listeners[name] || []).forEach((listener) => listener(event)); }
+  start() {
+    window.recognitionRunning = true;
+    const result = (text, isFinal) => Object.assign([{ transcript: text }], { isFinal });
+    const heard = (results) => this.emit("result", { resultIndex: 0, results });
+    setTimeout(() => heard([result("ring all", false)]), 200);
+    setTimeout(() => heard([result("ring all-reduce", true), result("in two phases", true)]), 500);
+  }
+  stop() { window.recognitionRunning = false; }
+  abort() { window.recognitionRunning = false; }
+};
+"""
+
+
+def test_live_captions_show_while_speaking_when_ticked(voice_page: Any, live_server: str) -> None:
+    page = voice_page
+    page.add_init_script(SCRIPTED_RECOGNITION)
+    answering(page, live_server)
+    option = page.get_by_label(re.compile("Live captions while I speak"))
+    assert option.is_visible() and not option.is_checked()  # off unless ticked
+    option.check()  # remembered on this device
+    page.get_by_role("button", name="Answer out loud").click()
+    captions = page.locator(".voice-captions")
+    captions.wait_for()
+    page.wait_for_function(
+        "() => document.querySelector('.voice-captions-text').textContent"
+        " === 'ring all-reduce in two phases'",
+        timeout=5000,
+    )
+    assert "not saved" in captions.inner_text()
+    page.set_viewport_size({"width": 390, "height": 844})
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "mock-voice-live-captions-390.png"))
+    page.get_by_role("button", name="Stop recording").click()
+    captions.wait_for(state="hidden")
+    assert page.evaluate("() => window.recognitionRunning") is False
+    assert page.evaluate("() => localStorage.getItem('ringside-live-captions')") == "on"

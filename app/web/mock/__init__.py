@@ -5,22 +5,25 @@ JSON routes leave to the app's handler and the page's forms turn into a message 
 """
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Annotated, Literal
 
 import anyio
 from fastapi import APIRouter, Body, Form, Header, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
+from sqlalchemy.orm import Session
 
 from app import quotas
 from app.auth.tokens import digest, new_secret
+from app.content.catalog import Catalog
 from app.errors import DomainError
 from app.grading import interviewer
 from app.mock import audio as voice
-from app.mock import flow, live, pairing
+from app.mock import flow, live, pairing, transcripts
 from app.mock import report as reports
 from app.mock import sessions as mocks
-from app.models import MockSession
+from app.models import MockQuestion, MockSession
 from app.srs.days import as_utc
 from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING, RATING_NAMES
 from app.web import streams
@@ -57,6 +60,14 @@ router = APIRouter()
 # --- JSON ----------------------------------------------------------------------------------
 
 
+def _out(
+    session: Session, mock: MockSession, qs: list[MockQuestion], catalog: Catalog,
+    now: datetime,
+) -> MockOut:  # fmt: skip
+    """The session as JSON, with its takes' transcripts (they count in the suggestions)."""
+    return MockOut.of(mock, qs, catalog, now, transcripts.of_questions(session, qs))
+
+
 @router.post("/api/mock", status_code=201, tags=["mock"])
 def create_api(
     body: MockIn, session: WriteSessionDep, catalog: CatalogDep, user_id: UserDep, now: NowDep,
@@ -67,7 +78,7 @@ def create_api(
     429 past the server's mock interviews per user per 24 hours."""
     quotas.check_mock_session(session, user_id, now, limits)
     mock = mocks.create(session, user_id, catalog, now, **body.model_dump())
-    return MockOut.of(mock, mocks.questions(session, mock), catalog, now)
+    return _out(session, mock, mocks.questions(session, mock), catalog, now)
 
 
 @router.get("/api/mock", tags=["mock"])
@@ -78,7 +89,7 @@ def history_api(session: SessionDep, user_id: UserDep, catalog: CatalogDep) -> l
 
 @router.get("/api/mock/{mock_id}", tags=["mock"], responses=NOT_FOUND)
 def get_api(mock: OwnMockDep, session: SessionDep, catalog: CatalogDep, now: NowDep) -> MockOut:
-    return MockOut.of(mock, mocks.questions(session, mock), catalog, now)
+    return _out(session, mock, mocks.questions(session, mock), catalog, now)
 
 
 @router.post("/api/mock/{mock_id}/start", tags=["mock"], responses=NOT_FOUND)
@@ -88,7 +99,7 @@ def start_api(
 ) -> MockOut:  # fmt: skip
     """Start the next question: its deadline is fixed now, on the server."""
     qs = flow.start(session, mock, catalog, now, body.position if body else None)
-    return MockOut.of(mock, qs, catalog, now)
+    return _out(session, mock, qs, catalog, now)
 
 
 @router.put("/api/mock/{mock_id}/answer", tags=["mock"], responses=NOT_FOUND)
@@ -111,7 +122,7 @@ def submit_api(
 ) -> MockOut:  # fmt: skip
     """Hand in the current answer; the follow-up, if any, starts with its own clock."""
     qs = flow.submit(session, mock, catalog, now, body.position, body.part, body.text)
-    return MockOut.of(mock, qs, catalog, now)
+    return _out(session, mock, qs, catalog, now)
 
 
 @router.post("/api/mock/{mock_id}/grade", tags=["mock"], responses=NOT_FOUND)
@@ -121,7 +132,7 @@ def grade_api(
 ) -> MockOut:  # fmt: skip
     """Confirm the rubric points made and rate the answer (an FSRS review, source "mock")."""
     qs = flow.grade(session, mock, catalog, now, body.points, body.rating, body.position, fuzz=fuzz)
-    return MockOut.of(mock, qs, catalog, now)
+    return _out(session, mock, qs, catalog, now)
 
 
 @router.post("/api/mock/{mock_id}/abandon", tags=["mock"], responses=NOT_FOUND)
@@ -129,7 +140,7 @@ def abandon_api(
     mock: MockToChangeDep, session: WriteSessionDep, catalog: CatalogDep, now: NowDep
 ) -> MockOut:
     qs = flow.abandon(session, mock, catalog, now)
-    return MockOut.of(mock, qs, catalog, now)
+    return _out(session, mock, qs, catalog, now)
 
 
 @router.delete("/api/mock/{mock_id}", status_code=204, tags=["mock"], responses=NOT_FOUND)
@@ -313,7 +324,11 @@ def session_page(
     question = step.question
     card = catalog.card(question.card_id) if question else None
     grading = step.kind == "grade" and question is not None and card is not None
-    suggested = mocks.suggestions(question, card, field) if grading and question and card else None
+    said = transcripts.of_questions(session, [question]).get(question.id, []) if question else []
+    spoken = transcripts.spoken(said)
+    suggested = (
+        mocks.suggestions(question, card, field, spoken) if grading and question and card else None
+    )
     part = "followup" if step.kind == "followup" else "main"
     context = {
         "mock": mock,
@@ -335,6 +350,10 @@ def session_page(
         "recordings": voice.by_question(session, mock).get(question.position, {})
         if question
         else {},
+        # Beside each take: its transcript, when the server transcribes (else nothing).
+        "transcribing": request.app.state.transcriber is not None,
+        "transcripts": transcripts.by_take(said),
+        "transcript_max": transcripts.MAX_TEXT,
         "followup_minutes": mocks.followup_minutes(mock.minutes_per_question),
         "pair_link": pairing.live_link(session, mock, now),
         # What a friend interviewing by link marked, beside the grader's suggestions.
@@ -415,6 +434,11 @@ def report_page(
     request: Request, mock: OwnMockDep, templates: TemplatesDep, session: SessionDep,
     catalog: CatalogDep,
 ) -> HTMLResponse:  # fmt: skip
-    built = reports.build(mock, mocks.questions(session, mock), catalog)
-    context = {"report": built, "recordings": voice.by_question(session, mock)}
+    qs = mocks.questions(session, mock)
+    built = reports.build(mock, qs, catalog)
+    context = {
+        "report": built,
+        "recordings": voice.by_question(session, mock),
+        "said": transcripts.said_by_position(session, qs),
+    }
     return templates.TemplateResponse(request, "mock/report.html", context)

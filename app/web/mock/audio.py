@@ -1,4 +1,5 @@
-"""Spoken mock answers over HTTP: chunks uploaded as the recorder makes them, and playback."""
+"""Spoken mock answers over HTTP: chunks uploaded as the recorder makes them, playback, and
+what was said (each take's transcript, when the server transcribes)."""
 
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -6,16 +7,20 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, HTTPException, Path, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app import quotas
 from app.content.catalog import Catalog
 from app.db import Database
 from app.mock import audio as voice
-from app.mock import flow
+from app.mock import flow, transcripts
+from app.mock import sessions as mocks
+from app.models import MockQuestion, MockSession
 from app.quotas import Quotas
 from app.web.deps import CatalogDep, DatabaseDep, NowDep, QuotasDep, SessionDep, UserDep
-from app.web.mock.deps import NOT_FOUND, MockId, writing
+from app.web.mock.deps import NOT_FOUND, MockId, OwnMockDep, writing
+from app.web.mock.schemas import TranscriptIn, TranscriptOut
 
 router = APIRouter()
 
@@ -135,3 +140,85 @@ def audio_api(
     first, last = wanted
     headers["Content-Range"] = f"bytes {first}-{last}/{len(data)}"
     return Response(data[first : last + 1], status_code=206, media_type=mime, headers=headers)
+
+
+# --- transcripts ----------------------------------------------------------------------------
+
+TRANSCRIPT_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"description": "No such session, question or recording of yours"},
+    409: {"description": "This server transcribes nothing (RINGSIDE_TRANSCRIBE_URL is unset)"},
+}
+# Beside the audio's path, not under it: PUT …/audio/{position}/{part}/{take}/{seq} is a chunk.
+TRANSCRIPT_PATH = "/api/mock/{mock_id}/transcripts/{position}/{part}/{take}"
+
+
+def _queue(
+    request: Request, database: Database, user_id: int, mock_id: int, position: int, part: str,
+    take: int, now: datetime,
+) -> TranscriptOut:  # fmt: skip
+    worker: transcripts.Worker | None = request.app.state.transcriber
+    if worker is None:
+        raise HTTPException(
+            status_code=409,
+            detail="This server transcribes nothing: RINGSIDE_TRANSCRIBE_URL is unset.",
+        )
+    with writing(database, user_id, mock_id) as (session, mock):
+        row = transcripts.request(session, mock, position, part, take, now)
+        out = TranscriptOut.of(row)
+    worker.wake()  # committed: the worker sees the row; this request does not wait for it
+    return out
+
+
+@router.post(TRANSCRIPT_PATH, status_code=202, tags=["mock"], responses=TRANSCRIPT_ERRORS)
+def transcribe_api(
+    request: Request, mock_id: MockId, position: Position, part: Part, take: TakeNo,
+    database: DatabaseDep, user_id: UserDep, now: NowDep,
+) -> TranscriptOut:  # fmt: skip
+    """Transcribe a take, once its last chunk is uploaded: it is queued ("pending") and
+    transcribed in the background; GET it to see when it is done. A take already queued or
+    transcribed is left as it is; a failed one is queued again."""
+    return _queue(request, database, user_id, mock_id, position, part, take, now)
+
+
+@router.post(
+    TRANSCRIPT_PATH + "/retry", status_code=202, tags=["mock"], responses=TRANSCRIPT_ERRORS
+)
+def retry_transcript_api(
+    request: Request, mock_id: MockId, position: Position, part: Part, take: TakeNo,
+    database: DatabaseDep, user_id: UserDep, now: NowDep,
+) -> TranscriptOut:  # fmt: skip
+    """Try a failed transcription again: the same as POST on the transcript itself."""
+    return _queue(request, database, user_id, mock_id, position, part, take, now)
+
+
+@router.get(TRANSCRIPT_PATH, tags=["mock"], responses=TRANSCRIPT_ERRORS)
+def transcript_api(
+    mock: OwnMockDep, position: Position, part: Part, take: TakeNo, session: SessionDep
+) -> TranscriptOut:
+    """A take's transcript and its state (pending, done, failed)."""
+    question = voice_question(session, mock, position)
+    rows = transcripts.of_questions(session, [question]).get(question.id, [])
+    row = transcripts.by_take(rows).get((part, take))
+    if row is None:
+        raise HTTPException(status_code=404, detail="This recording has no transcript.")
+    return TranscriptOut.of(row)
+
+
+@router.put(TRANSCRIPT_PATH, tags=["mock"], responses=TRANSCRIPT_ERRORS)
+def edit_transcript_api(
+    body: TranscriptIn, mock_id: MockId, position: Position, part: Part, take: TakeNo,
+    database: DatabaseDep, user_id: UserDep, now: NowDep,
+) -> TranscriptOut:  # fmt: skip
+    """Correct what was said: your text replaces the transcript (a transcription still under
+    way is dropped) and is graded with the typed answer. 422 past the answer's length."""
+    with writing(database, user_id, mock_id) as (session, mock):
+        return TranscriptOut.of(
+            transcripts.edit(session, mock, position, part, take, body.text, now)
+        )
+
+
+def voice_question(session: Session, mock: MockSession, position: int) -> MockQuestion:
+    question = mocks.question_at(session, mock, position)
+    if question is None:
+        raise HTTPException(status_code=404, detail=f"This session has no question {position}.")
+    return question

@@ -1,5 +1,6 @@
 """The mock interview's JSON: what its routes take and what they answer."""
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -10,7 +11,8 @@ from app.content.catalog import Catalog
 from app.mock import followup as followups
 from app.mock import report as reports
 from app.mock import sessions as mocks
-from app.models import MockQuestion, MockSession
+from app.mock import transcripts as spoken_text
+from app.models import MockQuestion, MockSession, MockTranscript
 from app.srs.days import as_utc
 from app.srs.scheduling import HIGHEST_RATING, LOWEST_RATING, RATING_HELP
 from app.web.text import CleanText
@@ -113,6 +115,43 @@ class InterviewerActivityOut(BaseModel):
         )
 
 
+class TranscriptIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)  # no silent coercion
+
+    text: CleanText = Field(
+        max_length=spoken_text.MAX_TEXT,
+        description="What was said, as you correct it; it is graded with the typed answer.",
+    )
+
+
+class TranscriptOut(BaseModel):
+    """What was said in one recorded take, when the server transcribes takes
+    (RINGSIDE_TRANSCRIBE_URL)."""
+
+    part: Literal["main", "followup"]
+    take: int = Field(description="The recording, 1-based, as in the audio's URL.")
+    state: Literal["pending", "done", "failed"] = Field(
+        description="pending: being transcribed (GET it again); done: `text` is the "
+        "transcript; failed: `error` says why (POST …/retry to try again)."
+    )
+    text: str = Field(description="The transcript, or your correction of it.")
+    edited: bool = Field(description="You corrected it: the server never writes over it.")
+    error: str | None = Field(description="Why the transcription failed, when it did.")
+    updated_at: OffsetTime
+
+    @classmethod
+    def of(cls, row: MockTranscript) -> "TranscriptOut":
+        return cls(
+            part=row.part,  # type: ignore[arg-type]  # main | followup, as stored
+            take=row.take,
+            state=row.state,  # type: ignore[arg-type]  # one of the three, as stored
+            text=row.text,
+            edited=row.edited,
+            error=row.error,
+            updated_at=as_utc(row.updated_at),
+        )
+
+
 class QuestionOut(BaseModel):
     """One question; one not yet started shows nothing of itself, so it stays a surprise."""
 
@@ -165,9 +204,18 @@ class QuestionOut(BaseModel):
         "points or chosen a follow-up, without which (GET /api/mock/{id}/events tells when "
         "this changes).",
     )
+    transcripts: list[TranscriptOut] = Field(
+        default=[],
+        description="The recorded takes transcribed (or queued, or failed), by part and take; "
+        "empty when the server transcribes nothing. Finished ones count with the typed "
+        "answer in the suggested points.",
+    )
 
     @classmethod
-    def of(cls, q: MockQuestion, catalog: Catalog) -> "QuestionOut":
+    def of(
+        cls, q: MockQuestion, catalog: Catalog, transcripts: Iterable[MockTranscript] = ()
+    ) -> "QuestionOut":
+        rows = list(transcripts)
         asked = q.started_at is not None
         card = catalog.card(q.card_id) if asked else None
         followup = q.followup if q.submitted_at else None
@@ -178,7 +226,7 @@ class QuestionOut(BaseModel):
         mistakes: list[int] | None = None
         mistake_reasons: dict[int, str] | None = None
         if card and phase == "grading":
-            check = mocks.suggestions(q, card, field)
+            check = mocks.suggestions(q, card, field, spoken_text.spoken(rows))
             suggested, reasons = check.points, check.reasons
             mistakes, mistake_reasons = check.mistakes, check.mistake_reasons
         return cls(
@@ -205,6 +253,7 @@ class QuestionOut(BaseModel):
             interviewer_activity=(
                 InterviewerActivityOut.of(q) if phase in ("answering", "followup") else None
             ),
+            transcripts=[TranscriptOut.of(row) for row in rows],
         )
 
 
@@ -227,8 +276,11 @@ class MockOut(BaseModel):
 
     @classmethod
     def of(
-        cls, mock: MockSession, qs: list[MockQuestion], catalog: Catalog, now: datetime
-    ) -> "MockOut":
+        cls, mock: MockSession, qs: list[MockQuestion], catalog: Catalog, now: datetime,
+        transcripts: Mapping[int, list[MockTranscript]] | None = None,
+    ) -> "MockOut":  # fmt: skip
+        """`transcripts`: the questions' (app.mock.transcripts.of_questions), by question id."""
+        said = transcripts or {}
         qs = mocks.as_of_all(qs, now, catalog)  # a read: nothing is stored
         step = mocks.current_step(mock, qs, now, catalog)
         current, active = step.question, mock.status == "active"
@@ -242,7 +294,7 @@ class MockOut(BaseModel):
             minutes_per_question=mock.minutes_per_question,
             followups=mock.followups,
             grade_after_each=mock.grade_after_each,
-            questions=[QuestionOut.of(q, catalog) for q in qs],
+            questions=[QuestionOut.of(q, catalog, said.get(q.id, [])) for q in qs],
             version=mock.version,
         )
 
