@@ -99,7 +99,7 @@ STOPWORDS = {
     "will", "would", "should", "could", "you", "your", "we", "they", "them", "i", "s", "e",
     "g", "eg", "ie", "etc", "about", "around", "roughly", "approx", "like", "just", "any",
     "all's", "one's", "again", "via", "up", "out", "get", "gets", "got", "make",
-    "makes", "very", "much", "more", "most", "some", "here", "since", "because", "if",
+    "makes", "very", "much", "some", "here", "since", "because", "if",
     "only", "still", "vs", "versus", "thats", "that's", "theres", "there's",
 } | NEGATIONS  # fmt: skip
 _NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "(", "=", ":"}

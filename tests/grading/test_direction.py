@@ -1,0 +1,62 @@
+"""Direction words are evidence: "more" is not "less", "grows with N" is not "shrinks with N"."""
+
+from app.content.schema import Mistake, RubricPoint
+from app.grading import points_made
+from tests.grading.real import REAL_FIELD
+
+QUESTION = "How does a tree all-reduce compare with a ring?"
+TREE = [RubricPoint(point="Trees send more data per rank", keywords=["trees send more data"])]
+LATENCY = [
+    RubricPoint(
+        point="The latency term grows with N",
+        keywords=["latency grows with N"],
+        needs=[["grows with N"]],
+    )
+]
+SHRINKS = [
+    Mistake(
+        text="Saying the bubble shrinks with more stages.",
+        evidence=[["bubble shrinks with more stages"]],
+    )
+]
+
+
+def made(rubric: list[RubricPoint], answer: str) -> list[int]:
+    return points_made(rubric, answer, QUESTION, field=REAL_FIELD).points
+
+
+def test_a_comparative_needs_its_own_direction() -> None:
+    assert made(TREE, "trees send more data") == [0]
+    assert made(TREE, "trees send larger amounts of data") == [0]
+    assert made(TREE, "trees send bigger data") == [0]  # a comparative of the same direction
+    assert made(TREE, "trees send less data") == []
+    assert made(TREE, "trees send fewer data") == []
+    assert made(TREE, "trees do not send more data") == []
+
+
+def test_a_verb_of_direction_meets_its_synonyms_not_its_opposite() -> None:
+    for said in ("latency grows with N", "latency increases with N", "latency rises with N"):
+        assert made(LATENCY, said) == [0], said
+    for said in (
+        "latency shrinks with N",
+        "latency decreases with N",
+        "latency falls with N",
+        "latency does not grow with N",
+    ):
+        assert made(LATENCY, said) == [], said
+
+
+def test_a_verb_of_direction_is_not_a_comparative() -> None:
+    """ "more N" says nothing of what grows: "comm grows" is not in "more experts"."""
+    assert made(LATENCY, "latency: more N, so more steps") == []
+
+
+def test_a_mistake_of_one_direction_is_not_found_in_the_other() -> None:
+    def found(answer: str) -> list[int]:
+        return points_made([], answer, QUESTION, SHRINKS, field=REAL_FIELD).mistakes
+
+    assert found("the bubble shrinks with more stages") == [0]
+    assert found("the bubble decreases with more stages") == [0]
+    assert found("the bubble grows with more stages") == []
+    assert found("the bubble shrinks with fewer stages") == []
+    assert found("the bubble does not shrink with more stages") == []
