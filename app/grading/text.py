@@ -166,6 +166,11 @@ _ASIDE = r"(?<![\w)])\((?![^()\s]*[-+*/^][^()\s]*\))(?![^()]*\)[\w/^*(])"
 _TOKEN = re.compile(
     rf"[a-z][a-z0-9_']*|w/o?|b/c|[,=:]|{_ASIDE}|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])"
 )
+# "not just 16Ψ/N", "not only X": the negation denies X, unless "but" follows (X is stated).
+LIMITERS = {"only", "just"}
+# A second negation within a denial's reach undoes it ("not true that X adds no Y").
+DOUBLE_NEGATIONS = {"no", "not", "never"}
+SECOND_NEGATION_SKIPS = {"or", "and"}  # "not X or not Y", "no X and no Y": two denials
 # "without it, every byte is…": "without" denies the pronoun after it, and nothing more.
 PRONOUNS = {"it", "this", "that", "them", "these", "those"}
 # A negation after a verb denies the verb: "hung ranks log nothing" is "they do not log".
@@ -188,9 +193,27 @@ def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
             offset += len(piece) + 1
     raw, ends = _join(raw, ends)
     tokens = [token for token, _ in raw]
-    flags, denied, active, since = [], [], False, 0
+    flags: list[bool] = []
+    denied: list[tuple[int, int]] = []
+    active, since = False, 0
+    contrast = "but" in tokens  # "not only X but also Y" states X
     for index, (token, start) in enumerate(raw):
-        if active and (token in SCOPE_BREAKERS or token in ",(=:") and not _cue_at(tokens, index):
+        if (
+            active
+            and token in DOUBLE_NEGATIONS
+            and (index == 0 or tokens[index - 1] not in SECOND_NEGATION_SKIPS)
+        ):
+            # "it's not true that SP adds no communication": two denials state it.
+            active = False
+            flags = [f and s < since for f, (_t, s) in zip(flags, raw[:index], strict=True)]
+            flags.append(False)
+            continue
+        if (
+            active
+            and (token in SCOPE_BREAKERS or token in ",(=:")
+            and not _cue_at(tokens, index)
+            and not (token in LIMITERS and tokens[index - 1] in NEGATIONS and not contrast)
+        ):
             active = False
             denied.append((since, start))
         flags.append(active)

@@ -60,3 +60,30 @@ def test_a_mistake_of_one_direction_is_not_found_in_the_other() -> None:
     assert found("the bubble grows with more stages") == []
     assert found("the bubble shrinks with fewer stages") == []
     assert found("the bubble does not shrink with more stages") == []
+
+
+PEAK = [RubricPoint(point="The peak is 16Ψ/N per GPU", keywords=["16Ψ/N"])]
+NO_COMM = [
+    Mistake(
+        text="Saying sequence parallelism adds no communication.",
+        evidence=[["SP adds no communication"]],
+    )
+]
+
+
+def test_not_just_and_not_only_deny_what_follows() -> None:
+    assert made(PEAK, "the peak is 16Ψ/N") == [0]
+    assert made(PEAK, "the peak is not just 16Ψ/N") == []
+    assert made(PEAK, "the peak is not only 16Ψ/N") == []
+    memory = [RubricPoint(point="Saves memory", keywords=["saves memory"])]
+    assert made(memory, "it not only saves memory but also time") == [0]
+
+
+def test_a_double_negation_states_what_it_denies_twice() -> None:
+    def found(answer: str) -> list[int]:
+        return points_made([], answer, QUESTION, NO_COMM, field=REAL_FIELD).mistakes
+
+    assert found("SP adds no communication") == [0]
+    assert found("it's not true that SP adds no communication") == []
+    assert found("it is not true that SP adds communication") == []
+    assert found("SP adds no communication and no memory") == [0]
