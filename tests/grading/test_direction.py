@@ -87,3 +87,20 @@ def test_a_double_negation_states_what_it_denies_twice() -> None:
     assert found("it's not true that SP adds no communication") == []
     assert found("it is not true that SP adds communication") == []
     assert found("SP adds no communication and no memory") == [0]
+
+
+LAYOUT = [
+    Mistake(
+        text="Picking the 3D layout before counting the memory.",
+        evidence=[["pick 3D layout"]],
+    )
+]
+
+
+def test_an_aside_in_brackets_does_not_hide_the_phrase_before_it() -> None:
+    def found(answer: str) -> list[int]:
+        return points_made([], answer, QUESTION, LAYOUT, field=REAL_FIELD).mistakes
+
+    assert found("first I pick 3D layout (TP=8 in a node, PP=4)") == [0]
+    assert found("first I pick 3D layout") == [0]
+    assert found("I don't pick 3D layout (TP=8) first") == []
