@@ -164,13 +164,16 @@ class Clause:
 # "not (N-1)K", "not 2(N-1)/N" deny the formula.
 _ASIDE = r"(?<![\w)])\((?![^()\s]*[-+*/^][^()\s]*\))(?![^()]*\)[\w/^*(])"
 _TOKEN = re.compile(
-    rf"[a-z][a-z0-9_']*|w/o?|b/c|[,=:]|{_ASIDE}|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])"
+    rf"(?<![\w/])(?:w/o\b|w/(?=\s)|b/c\b)|[a-z][a-z0-9_']*|[,=:]|{_ASIDE}|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])"
 )
 # "not just 16Ψ/N", "not only X": the negation denies X, unless "but" follows (X is stated).
 LIMITERS = {"only", "just"}
 # A second negation within a denial's reach undoes it ("not true that X adds no Y").
 DOUBLE_NEGATIONS = {"no", "not", "never"}
 SECOND_NEGATION_SKIPS = {"or", "and"}  # "not X or not Y", "no X and no Y": two denials
+# "without" denies what it lacks, a short noun phrase: not the statement that follows it.
+WITHOUT_ENDS = {"the", "a", "an", "it", "its", "we", "you", "they", "there", "and", "is", "are"}
+WITHOUT_REACH = 3  # content words: "without activation checkpointing", "without gradient sync"
 # "without it, every byte is…": "without" denies the pronoun after it, and nothing more.
 PRONOUNS = {"it", "this", "that", "them", "these", "those"}
 # A negation after a verb denies the verb: "hung ranks log nothing" is "they do not log".
@@ -195,7 +198,7 @@ def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
     tokens = [token for token, _ in raw]
     flags: list[bool] = []
     denied: list[tuple[int, int]] = []
-    active, since = False, 0
+    active, since, by_without, reach = False, 0, False, 0
     contrast = "but" in tokens  # "not only X but also Y" states X
     for index, (token, start) in enumerate(raw):
         if (
@@ -216,12 +219,19 @@ def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
         ):
             active = False
             denied.append((since, start))
+        if active and by_without and reach and (token in WITHOUT_ENDS or reach >= WITHOUT_REACH):
+            # "without overlap the step is comm-bound": the step is not denied.
+            active = False
+            denied.append((since, start))
         flags.append(active)
+        if active and by_without and token not in _NOT_CONTENT:
+            reach += 1
         if active and token in PRONOUNS and index > 0 and tokens[index - 1] == "without":
             active = False
             denied.append((since, start + len(token)))
         elif not active and (token in NEGATIONS or _cue_at(tokens, index, end=True)):
             active, since = True, start + len(token)
+            by_without, reach = token == "without", 0
             if token in OBJECT_NEGATIONS and index > 0 and tokens[index - 1] not in _NOT_CONTENT:
                 flags[index - 1] = True
     if active:

@@ -104,3 +104,26 @@ def test_an_aside_in_brackets_does_not_hide_the_phrase_before_it() -> None:
     assert found("first I pick 3D layout (TP=8 in a node, PP=4)") == [0]
     assert found("first I pick 3D layout") == [0]
     assert found("I don't pick 3D layout (TP=8) first") == []
+
+
+BOUNCE = [
+    RubricPoint(
+        point="Without GPUDirect the data bounces through host memory",
+        keywords=["bounces through host memory"],
+    )
+]
+
+
+def test_without_denies_what_is_lacking_not_what_follows() -> None:
+    for said in (
+        "without GDR the data bounces through host memory",
+        "without GDR, the data bounces through host memory",
+        "w/o GDR it bounces through host memory",
+    ):
+        assert made(BOUNCE, said) == [0], said
+    assert made(BOUNCE, "it runs without bounces through host memory") == []
+    assert made(BOUNCE, "the data goes without bouncing through host memory") == []
+    # "without an error": the article does not end what "without" denies.
+    stall = [RubricPoint(point="It stalls", keywords=["stalls without an error"])]
+    assert made(stall, "the GPU stalls without an error") == [0]
+    assert made(stall, "the GPU stalls with an error") == []
