@@ -127,3 +127,13 @@ def test_without_denies_what_is_lacking_not_what_follows() -> None:
     stall = [RubricPoint(point="It stalls", keywords=["stalls without an error"])]
     assert made(stall, "the GPU stalls without an error") == [0]
     assert made(stall, "the GPU stalls with an error") == []
+
+
+def test_higher_and_faster_are_not_lower_and_slower() -> None:
+    rubric = [
+        RubricPoint(point="Higher bandwidth in the node", keywords=["higher bandwidth"]),
+        RubricPoint(point="The ring is faster for big messages", keywords=["ring is faster"]),
+    ]
+    assert made(rubric, "NVLink: higher bandwidth; the ring is faster") == [0, 1]
+    assert made(rubric, "NVLink: greater bandwidth; the ring is quicker") == [0, 1]
+    assert made(rubric, "NVLink: lower bandwidth; the ring is slower") == []
