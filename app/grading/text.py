@@ -102,7 +102,7 @@ STOPWORDS = {
     "makes", "very", "much", "some", "here", "since", "because", "if",
     "only", "still", "vs", "versus", "thats", "that's", "theres", "there's",
 } | NEGATIONS  # fmt: skip
-_NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "(", "=", ":"}
+_NOT_CONTENT = (STOPWORDS | SCOPE_BREAKERS | {",", "(", "=", ":"}) - {"only"}
 
 # A statement ends at a full stop, a semicolon, an arrow, a dash between words, a blank line
 # or a new item of a list; a single line break is only the box wrapping a long line.
@@ -211,11 +211,17 @@ def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
             flags = [f and s < since for f, (_t, s) in zip(flags, raw[:index], strict=True)]
             flags.append(False)
             continue
+        if active and token in LIMITERS and tokens[index - 1] in NEGATIONS and contrast:
+            # "not only the dispatch but the combine": "only" is denied, the dispatch stated.
+            active = False
+            flags.append(True)
+            denied.append((since, start + len(token)))
+            continue
         if (
             active
             and (token in SCOPE_BREAKERS or token in ",(=:")
             and not _cue_at(tokens, index)
-            and not (token in LIMITERS and tokens[index - 1] in NEGATIONS and not contrast)
+            and not (token in LIMITERS and tokens[index - 1] in NEGATIONS)
         ):
             active = False
             denied.append((since, start))

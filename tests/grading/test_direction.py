@@ -137,3 +137,17 @@ def test_higher_and_faster_are_not_lower_and_slower() -> None:
     assert made(rubric, "NVLink: higher bandwidth; the ring is faster") == [0, 1]
     assert made(rubric, "NVLink: greater bandwidth; the ring is quicker") == [0, 1]
     assert made(rubric, "NVLink: lower bandwidth; the ring is slower") == []
+
+
+def test_only_in_a_phrase_is_required_and_not_only_denies_it() -> None:
+    only = [Mistake(text="Counting the dispatch alone.", evidence=[["only the dispatch"]])]
+
+    def found(answer: str) -> list[int]:
+        return points_made([], answer, QUESTION, only, field=REAL_FIELD).mistakes
+
+    assert found("only the dispatch crosses the network") == [0]
+    assert found("the dispatch and the combine both cross the network") == []
+    assert found("not only the dispatch but also the combine") == []
+    assert found("it's not only the dispatch that crosses") == []
+    crosses = [RubricPoint(point="Dispatch crosses", keywords=["dispatch crosses the network"])]
+    assert made(crosses, "not only the dispatch crosses the network but the combine too") == [0]
