@@ -337,7 +337,9 @@ def whole_formula_at(formula: str, text: str, soft: list[bool], offsets: list[in
         before = text[start - 1] if start else ""
         after = text[end] if end < len(text) else ""
         joined_before = before and (before in "/*^" or (not soft[start] and _term(before)))
-        joined_after = after and (after in "/^(" or (not soft[end] and _term(after)))
+        # "(" after a space opens an aside when a word ends the term: "pick 3D layout (TP=8)".
+        aside = after == "(" and soft[end] and formula[-2:].isalpha()
+        joined_after = after and not aside and (after in "/^(" or (not soft[end] and _term(after)))
         if not joined_before and not joined_after:
             out.append(offsets[start])
         start = text.find(formula, start + 1)

@@ -99,10 +99,10 @@ STOPWORDS = {
     "will", "would", "should", "could", "you", "your", "we", "they", "them", "i", "s", "e",
     "g", "eg", "ie", "etc", "about", "around", "roughly", "approx", "like", "just", "any",
     "all's", "one's", "again", "via", "up", "out", "get", "gets", "got", "make",
-    "makes", "very", "much", "more", "most", "some", "here", "since", "because", "if",
+    "makes", "very", "much", "some", "here", "since", "because", "if",
     "only", "still", "vs", "versus", "thats", "that's", "theres", "there's",
 } | NEGATIONS  # fmt: skip
-_NOT_CONTENT = STOPWORDS | SCOPE_BREAKERS | {",", "(", "=", ":"}
+_NOT_CONTENT = (STOPWORDS | SCOPE_BREAKERS | {",", "(", "=", ":"}) - {"only"}
 
 # A statement ends at a full stop, a semicolon, an arrow, a dash between words, a blank line
 # or a new item of a list; a single line break is only the box wrapping a long line.
@@ -164,8 +164,16 @@ class Clause:
 # "not (N-1)K", "not 2(N-1)/N" deny the formula.
 _ASIDE = r"(?<![\w)])\((?![^()\s]*[-+*/^][^()\s]*\))(?![^()]*\)[\w/^*(])"
 _TOKEN = re.compile(
-    rf"[a-z][a-z0-9_']*|w/o?|b/c|[,=:]|{_ASIDE}|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])"
+    rf"(?<![\w/])(?:w/o\b|w/(?=\s)|b/c\b)|[a-z][a-z0-9_']*|[,=:]|{_ASIDE}|(?<![\w.^/])(?:1[0-2]|[2-9])(?![\w.%/^(])"
 )
+# "not just 16Ψ/N", "not only X": the negation denies X, unless "but" follows (X is stated).
+LIMITERS = {"only", "just"}
+# A second negation within a denial's reach undoes it ("not true that X adds no Y").
+DOUBLE_NEGATIONS = {"no", "not", "never"}
+SECOND_NEGATION_SKIPS = {"or", "and"}  # "not X or not Y", "no X and no Y": two denials
+# "without" denies what it lacks, a short noun phrase: not the statement that follows it.
+WITHOUT_ENDS = {"the", "a", "an", "it", "its", "we", "you", "they", "there", "and", "is", "are"}
+WITHOUT_REACH = 3  # content words: "without activation checkpointing", "without gradient sync"
 # "without it, every byte is…": "without" denies the pronoun after it, and nothing more.
 PRONOUNS = {"it", "this", "that", "them", "these", "those"}
 # A negation after a verb denies the verb: "hung ranks log nothing" is "they do not log".
@@ -188,17 +196,48 @@ def clause(text: str, inherited: frozenset[str] = frozenset()) -> Clause:
             offset += len(piece) + 1
     raw, ends = _join(raw, ends)
     tokens = [token for token, _ in raw]
-    flags, denied, active, since = [], [], False, 0
+    flags: list[bool] = []
+    denied: list[tuple[int, int]] = []
+    active, since, by_without, reach = False, 0, False, 0
+    contrast = "but" in tokens  # "not only X but also Y" states X
     for index, (token, start) in enumerate(raw):
-        if active and (token in SCOPE_BREAKERS or token in ",(=:") and not _cue_at(tokens, index):
+        if (
+            active
+            and token in DOUBLE_NEGATIONS
+            and (index == 0 or tokens[index - 1] not in SECOND_NEGATION_SKIPS)
+        ):
+            # "it's not true that SP adds no communication": two denials state it.
+            active = False
+            flags = [f and s < since for f, (_t, s) in zip(flags, raw[:index], strict=True)]
+            flags.append(False)
+            continue
+        if active and token in LIMITERS and tokens[index - 1] in NEGATIONS and contrast:
+            # "not only the dispatch but the combine": "only" is denied, the dispatch stated.
+            active = False
+            flags.append(True)
+            denied.append((since, start + len(token)))
+            continue
+        if (
+            active
+            and (token in SCOPE_BREAKERS or token in ",(=:")
+            and not _cue_at(tokens, index)
+            and not (token in LIMITERS and tokens[index - 1] in NEGATIONS)
+        ):
+            active = False
+            denied.append((since, start))
+        if active and by_without and reach and (token in WITHOUT_ENDS or reach >= WITHOUT_REACH):
+            # "without overlap the step is comm-bound": the step is not denied.
             active = False
             denied.append((since, start))
         flags.append(active)
+        if active and by_without and token not in _NOT_CONTENT:
+            reach += 1
         if active and token in PRONOUNS and index > 0 and tokens[index - 1] == "without":
             active = False
             denied.append((since, start + len(token)))
         elif not active and (token in NEGATIONS or _cue_at(tokens, index, end=True)):
             active, since = True, start + len(token)
+            by_without, reach = token == "without", 0
             if token in OBJECT_NEGATIONS and index > 0 and tokens[index - 1] not in _NOT_CONTENT:
                 flags[index - 1] = True
     if active:

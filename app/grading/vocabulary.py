@@ -148,6 +148,22 @@ IRREGULAR = {
     "swept": "sweep", "slept": "sleep", "froze": "freeze", "frozen": "freeze",
 }  # fmt: skip
 SYNONYMS |= IRREGULAR
+# Direction words, read as one word per direction and kind: "grows with N" meets "increases
+# with N", "more data" meets "larger data"; "shrinks with N" and "less data", of the other
+# direction, never meet them. Verbs and comparatives stay apart: "comm grows" is not said by
+# "more experts".
+GROWING = (
+    "grow grows growing grew grown increase increases increased increasing rise rises rising "
+    "rose raise raises raised raising"
+).split()
+SHRINKING = (
+    "shrink shrinks shrinking shrank shrunk decrease decreases decreased decreasing fall "
+    "falls falling fell fallen"
+).split()
+MORE = "more most higher larger bigger greater".split()
+LESS = "less fewer lower smaller".split()
+SYNONYMS |= dict.fromkeys(GROWING, "grow") | dict.fromkeys(SHRINKING, "shrink")
+SYNONYMS |= dict.fromkeys(MORE, "more") | dict.fromkeys(LESS, "less")
 JOINED: dict[tuple[str, ...], str] = {("micro", "batch"): "microbatch"}
 JOINED |= {("micro", "batches"): "microbatch"}
 JOINED |= {("cut", "in", "half"): "halv", ("by", "half"): "halv", ("zero", "bubble"): "zb"}
