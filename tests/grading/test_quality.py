@@ -17,6 +17,7 @@ from bench.grader import (
     grader,
     independent_scores,
     keyword_matcher,
+    load_fresh,
     load_independent,
     load_set,
     score,
@@ -69,14 +70,17 @@ def test_f1_and_points_suggested_for_wrong_answers(catalog: Catalog, name: str) 
 # detectors and points their substance: F1 0.876, 1.39 points credited per wrong answer beyond
 # its labels, no mistake found. After: F1 0.887, 1.18 per wrong answer, mistakes found with
 # precision 0.857 and recall 0.486, a false mistake on 3 of 35 strong answers (the issue asks
-# for recall 0.7 and at most 0.5 points per wrong answer: not reached yet). Pinned a little
-# below what is reached, so that a regression fails.
+# for recall 0.7 and at most 0.5 points per wrong answer: not reached yet). After needs on
+# every card and implicit needs from a point's own formula or figure (2 December 2026): F1
+# 0.903, 0.88 per wrong answer, precision 0.881, recall 0.500, 2 of 35 strong answers flagged
+# (one content author saw a failing pin's figures once: slightly less independent since).
+# Pinned a little below what is reached, so that a regression fails.
 INDEPENDENT_HELD_OUT = {
-    "least_f1": 0.87,
-    "most_unearned_per_wrong": 1.25,
-    "least_mistake_precision": 0.80,
+    "least_f1": 0.88,
+    "most_unearned_per_wrong": 1.0,
+    "least_mistake_precision": 0.83,
     "least_mistake_recall": 0.45,
-    "most_strong_flagged": 0.12,  # share of strong answers with a false mistake (issue: 0.1)
+    "most_strong_flagged": 0.1,  # share of strong answers with a false mistake (issue: 0.1)
 }
 
 
@@ -85,6 +89,34 @@ def test_the_independent_held_out_part_is_not_worse(catalog: Catalog) -> None:
     assert len(held) >= 120 and len({i.card for i in held}) >= 40
     found = independent_scores(held, catalog)
     pins = INDEPENDENT_HELD_OUT
+    assert found.points.f1 >= pins["least_f1"], found
+    assert found.unearned_per_wrong <= pins["most_unearned_per_wrong"], found
+    assert found.mistake_precision >= pins["least_mistake_precision"], found
+    assert found.mistake_recall >= pins["least_mistake_recall"], found
+    assert found.strong_flagged <= pins["most_strong_flagged"] * found.strong, found
+
+
+# The fresh set (tests/grading/fresh), kept aside whole: written after the independent set had
+# been tuned on, by other writers and labellers. At the start of 2 December 2026's work on the
+# grader: F1 0.849, 1.45 points per wrong answer beyond its labels, mistakes precision 0.895 and
+# recall 0.555, 8 of 80 strong answers flagged. After it: 0.875, 1.21, 0.948, 0.550, 4 of 80.
+# The issue's 0.5 points per wrong answer and recall 0.7 are not reached on it. Pinned a little
+# below what is reached, so that a regression fails.
+FRESH = {
+    "least_f1": 0.86,
+    "most_unearned_per_wrong": 1.3,
+    "least_mistake_precision": 0.9,
+    "least_mistake_recall": 0.5,
+    "most_strong_flagged": 0.08,
+}
+
+
+def test_the_fresh_set_is_not_worse(catalog: Catalog) -> None:
+    fresh = load_fresh()
+    assert len(fresh) >= 300 and len({i.card for i in fresh}) >= 100
+    assert sum(i.kind in ("wrong", "mistake") for i in fresh) >= len(fresh) / 3
+    found = independent_scores(fresh, catalog)
+    pins = FRESH
     assert found.points.f1 >= pins["least_f1"], found
     assert found.unearned_per_wrong <= pins["most_unearned_per_wrong"], found
     assert found.mistake_precision >= pins["least_mistake_precision"], found
