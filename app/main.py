@@ -165,8 +165,7 @@ def create_app(
     app.state.auth_policy = auth_policy
     app.state.settings = settings
     app.state.catalog = catalog
-    # The grader's word counts, from this catalog's rubrics: counted once, here.
-    app.state.grading_field = Field.of(catalog)
+    Field.of(catalog)  # the grader's word counts of this catalog: counted here, not on a check
     app.state.glossary = glossary
     app.state.errata = errata
     app.state.search_index = SearchIndex(catalog, glossary)

@@ -33,9 +33,8 @@ async def get_catalog(request: Request) -> Catalog:
 
 
 async def get_grading_field(request: Request) -> Field:
-    """The catalog's word counts the grader weighs words by, counted once at start-up."""
-    field: Field = request.app.state.grading_field
-    return field
+    """The catalog's word counts the grader weighs words by (counted once, at start-up)."""
+    return Field.of(await get_catalog(request))
 
 
 async def get_search_index(request: Request) -> SearchIndex:
@@ -115,8 +114,7 @@ def get_write_session(database: DatabaseDep, _caller: UserDep) -> Iterator[Sessi
 
     It depends on the caller so that identity, which may itself write (the local profile, a
     session's last use), is settled first: SQLite's write lock is not re-entrant."""
-    with database.write_session() as session:
-        yield session
+    yield from get_link_write_session(database)
 
 
 WriteSessionDep = Annotated[

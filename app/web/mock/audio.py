@@ -18,8 +18,16 @@ from app.mock import flow, transcripts
 from app.mock import sessions as mocks
 from app.models import MockQuestion, MockSession
 from app.quotas import Quotas
-from app.web.deps import CatalogDep, DatabaseDep, NowDep, QuotasDep, SessionDep, UserDep
-from app.web.mock.deps import NOT_FOUND, MockId, OwnMockDep, writing
+from app.web.deps import (
+    CatalogDep,
+    DatabaseDep,
+    NowDep,
+    QuotasDep,
+    SessionDep,
+    UserDep,
+    WriteSessionDep,
+)
+from app.web.mock.deps import NOT_FOUND, MockId, MockToChangeDep, OwnMockDep, writing
 from app.web.mock.schemas import TranscriptIn, TranscriptOut
 
 router = APIRouter()
@@ -206,15 +214,12 @@ def transcript_api(
 
 @router.put(TRANSCRIPT_PATH, tags=["mock"], responses=TRANSCRIPT_ERRORS)
 def edit_transcript_api(
-    body: TranscriptIn, mock_id: MockId, position: Position, part: Part, take: TakeNo,
-    database: DatabaseDep, user_id: UserDep, now: NowDep,
+    body: TranscriptIn, mock: MockToChangeDep, position: Position, part: Part, take: TakeNo,
+    session: WriteSessionDep, now: NowDep,
 ) -> TranscriptOut:  # fmt: skip
     """Correct what was said: your text replaces the transcript (a transcription still under
     way is dropped) and is graded with the typed answer. 422 past the answer's length."""
-    with writing(database, user_id, mock_id) as (session, mock):
-        return TranscriptOut.of(
-            transcripts.edit(session, mock, position, part, take, body.text, now)
-        )
+    return TranscriptOut.of(transcripts.edit(session, mock, position, part, take, body.text, now))
 
 
 def voice_question(session: Session, mock: MockSession, position: int) -> MockQuestion:

@@ -36,7 +36,7 @@ def own_mock_to_change(mock_id: MockId, session: WriteSessionDep, user_id: UserD
     """The session named in the path, in the request's write transaction, with the user's turn
     taken (on PostgreSQL, one change to a user's mocks at a time). A refused step raises, and
     the whole transaction is rolled back: nothing is left behind, not even a settle."""
-    locks.take_turn(session, user_id)
+    locks.take_turn(session, user_id)  # on PostgreSQL, one change to a user's mocks at a time
     mock = mocks.load(session, user_id, mock_id)
     if mock is None:
         raise not_yours(mock_id)
@@ -52,12 +52,9 @@ def writing(
     database: Database, user_id: int, mock_id: int
 ) -> Iterator[tuple[Session, MockSession]]:
     """One write transaction on the user's session: committed if the block ends normally,
-    rolled back on any error. Only for the audio upload, which reads its body first: its
-    transaction begins once the body is in, so a slow upload never holds the write lock.
-    Every other route takes MockToChangeDep."""
+    rolled back on any error. Only for the two routes that must act around their own
+    transaction: the audio upload, which begins it once its body is in (a slow upload never
+    holds the write lock), and queueing a transcription, which wakes the worker once the row
+    is committed. Every other route takes MockToChangeDep."""
     with database.write_session() as session:
-        locks.take_turn(session, user_id)  # on PostgreSQL, one change to a user's mocks at a time
-        mock = mocks.load(session, user_id, mock_id)
-        if mock is None:
-            raise not_yours(mock_id)
-        yield session, mock
+        yield session, own_mock_to_change(mock_id, session, user_id)
