@@ -403,7 +403,7 @@ def _phrase_spans(
         matched, position = [word], start
         for before, part in zip(phrase, phrase[1:], strict=False):
             wanted = answer.similar(part.stem)
-            reach = 2 if counted and before.stem in COUNT_WORDS else 4
+            reach = 3 if counted and before.stem in COUNT_WORDS else 4
             step = next(
                 (i for i in range(position + 1, min(position + reach, len(words)))
                  if words[i].stem in wanted),
@@ -546,3 +546,19 @@ def _formula_spans(formula: str, answer: Answer, index: int) -> list[tuple[int, 
             if written == wanted
         ]
     return out
+
+
+def word_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) -> Word | None:
+    """The word of `part` that says `word` (or a typo, inflection or synonym of it), with its
+    polarity, of the point's subject (`about`; empty: of anything)."""
+    similar = answer.similar(word.stem)
+    return next(
+        (
+            w
+            for w in part.words
+            if w.stem in similar
+            and w.negated == word.negated
+            and about_the_same(about, part.subject_at(w.start))
+        ),
+        None,
+    )

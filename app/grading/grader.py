@@ -5,6 +5,11 @@ a phrase of several words counts fully; a lone word counts less, and much less w
 repeats the question or is a word every answer in the field uses. Evidence found only where
 the answer denies it ("it's not a reduce-scatter") counts against the point. Once an answer
 has clearly made several points, the rest need less evidence.
+
+A card's common mistakes are looked for too, by their evidence and by their claims
+(app.grading.claims). A point a stated mistake contradicts is not credited, the statement that
+states a mistake makes no point, and an answer that states one needs clearer evidence for all
+its points.
 """
 
 import itertools
@@ -16,6 +21,7 @@ from dataclasses import field as dataclass_field
 from functools import lru_cache
 
 from app.content.schema import Mistake, RubricPoint
+from app.grading.claims import Claim, claims_of
 from app.grading.evidence import (
     TOLERANCE,
     Answer,
@@ -33,6 +39,7 @@ from app.grading.evidence import (
     quantity_conflict,
     read,
     span_of,
+    word_in,
 )
 from app.grading.field import Field
 from app.grading.subjects import entities
@@ -117,6 +124,8 @@ class _Mistake:
     contradicts: tuple[int, ...]
 
 
+STATED_MISTAKE = 0.2  # added to the bar once an answer states a listed mistake: it has shown
+# that it confuses the card's subject, so its other points need clearer evidence
 UNSURE = 0.15  # a point whose score is this close to the bar could go either way
 
 
@@ -137,19 +146,25 @@ def points_made(
         field,
     )
     read_answer = read(answer)
-    found_mistakes, mistake_reasons, contradicted = _mistakes(mistakes, read_answer, answer)
+    found_mistakes, mistake_reasons, contradicted, wrong = _mistakes(
+        mistakes, read_answer, answer, claims_of(tuple(m.text for m in mistakes), question, field)
+    )
+    # A statement that states a listed mistake makes no point: its words are the wrong claim's.
+    right = _without(read_answer, wrong) if wrong else read_answer
     withheld: dict[int, str] = {}
     scored = []
     for index, point in enumerate(compiled):
-        score, found = _score(point, read_answer)
+        score, found = _score(point, right)
         if score >= LENIENT:
-            why = contradicted.get(index) or _lacks(point, read_answer)
+            why = contradicted.get(index) or _lacks(point, right)
             if why:
                 withheld[index] = why
                 score = 0.0
         scored.append((score, found))
     clear = sum(1 for score, _found in scored if score >= THRESHOLD)
     bar = LENIENT if clear >= CLEAR_POINTS and not found_mistakes else THRESHOLD
+    if found_mistakes:
+        bar += STATED_MISTAKE
     points, reasons, unsure = [], {}, []
     for index, (score, found) in enumerate(scored):
         if score >= bar:
@@ -197,33 +212,54 @@ def _figure_at(text: str, offset: int) -> str:
 
 
 def _mistakes(
-    mistakes: Sequence[Mistake], answer: Answer, text: str
-) -> tuple[list[int], dict[int, str], dict[int, str]]:
-    """The mistakes the answer states, the words that state each, and the points they deny."""
+    mistakes: Sequence[Mistake], answer: Answer, text: str, claims: Sequence[Claim | None]
+) -> tuple[list[int], dict[int, str], dict[int, str], set[int]]:
+    """The mistakes the answer states, the words that state each, and the points they deny:
+    a mistake is stated where its evidence is found, or where one statement says most of
+    what its claim says (app.grading.claims)."""
     compiled = _compile_mistakes(
         tuple((tuple(map(tuple, m.evidence)), tuple(m.contradicts)) for m in mistakes)
     )
     found: list[int] = []
     reasons: dict[int, str] = {}
     contradicted: dict[int, str] = {}
-    for index, mistake in enumerate(compiled):
-        for group in mistake.evidence:
-            if len(group) > 1:
-                where, offset = found_together(group, answer) or (None, None)
-            else:
-                where, offset = (
-                    found_at(group[0], answer, loose=False)
-                    or _in_any_order(group[0], answer)
-                    or (None, None)
-                )
-            if where is not None:
-                found.append(index)
-                said = quote(text, _line_at(answer.clauses[where].text, offset))
-                reasons[index] = f"You said “{said}”"
-                for point in mistake.contradicts:
-                    contradicted.setdefault(point, f"contradicted by what you said: “{said}”")
-                break
-    return found, reasons, contradicted
+    statements: set[int] = set()
+    for index, (mistake, claim) in enumerate(zip(compiled, claims, strict=True)):
+        where, offset = _evidence_of(mistake, answer) or (None, None)
+        if where is None and claim is not None:
+            where, offset = claim.stated(answer), None
+        if where is not None:
+            found.append(index)
+            statements.add(where)
+            said = quote(text, _line_at(answer.clauses[where].text, offset))
+            reasons[index] = f"You said “{said}”"
+            for point in mistake.contradicts:
+                contradicted.setdefault(point, f"contradicted by what you said: “{said}”")
+    return found, reasons, contradicted, statements
+
+
+def _without(answer: Answer, statements: set[int]) -> Answer:
+    keep = [i for i in range(len(answer.clauses)) if i not in statements]
+    return Answer(
+        [answer.clauses[i] for i in keep],
+        [answer.compact[i] for i in keep],
+        [answer.quantities[i] for i in keep],
+        answer.stems,
+        answer._fuzzy,
+        [answer.lines[i] for i in keep] if answer.lines else [],
+    )
+
+
+def _evidence_of(mistake: "_Mistake", answer: Answer) -> tuple[int, int] | None:
+    """Where one of the mistake's evidence groups is found: the statement and the offset."""
+    for group in mistake.evidence:
+        if len(group) > 1:
+            found = found_together(group, answer)
+        else:
+            found = found_at(group[0], answer, loose=False) or _in_any_order(group[0], answer)
+        if found is not None:
+            return found
+    return None
 
 
 def _in_any_order(evidence: Evidence, answer: Answer) -> tuple[int, int] | None:
@@ -353,7 +389,7 @@ def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> lis
     if len(evidence.words) < 2:
         return []
     for part in answer.clauses:
-        said = [_word_in(w, part, answer, about) for w in evidence.words]
+        said = [word_in(w, part, answer, about) for w in evidence.words]
         if all(said):
             return _stretch(part, [w for w in said if w])
     return []
@@ -368,7 +404,7 @@ def _most_of(evidence: Evidence, answer: Answer, about: frozenset[str]) -> tuple
     best: list[Word] = []
     best_part = answer.clauses[0] if answer.clauses else None
     for part in answer.clauses:
-        said = {w: got for w in evidence.words if (got := _word_in(w, part, answer, about))}
+        said = {w: got for w in evidence.words if (got := word_in(w, part, answer, about))}
         if all(w in said for w in counts) and len(said) > len(best):
             best, best_part = list(said.values()), part
     if len(best) < total - 1 or best_part is None:
@@ -402,21 +438,6 @@ def _end(part: Clause, word: Word) -> int:
         return word.end
     written = _WORD.match(part.text, word.start)
     return written.end() if written else word.start
-
-
-def _word_in(word: Word, part: Clause, answer: Answer, about: frozenset[str]) -> Word | None:
-    """The word of `part` that says `word`, with its polarity, of the point's subject."""
-    similar = answer.similar(word.stem)
-    return next(
-        (
-            w
-            for w in part.words
-            if w.stem in similar
-            and w.negated == word.negated
-            and about_the_same(about, part.subject_at(w.start))
-        ),
-        None,
-    )
 
 
 _COUNTS = frozenset(NUMBER_WORDS.values()) | {"one", "twice", "half", "double"}

@@ -70,20 +70,21 @@ def test_a_denied_mistake_is_not_the_mistake() -> None:
 
 
 def test_a_point_a_stated_mistake_contradicts_is_not_credited() -> None:
-    answer = "RS then AG; each sends 2(N-1)K/N, about 2K. Also, the time is independent of N."
+    answer = (
+        "Reduce-scatter then all-gather; each GPU sends 2(N-1)K/N per rank, about 2K. "
+        "Also, the time is independent of N."
+    )
     result = points_made(RING, answer, QUESTION, MISTAKES, field=REAL_FIELD)
     assert result.mistakes == [1]
     assert result.points == [0, 1]
     assert "contradicted" in result.withheld[2] and "independent of N" in result.withheld[2]
 
 
-def test_a_plain_mistake_is_never_found() -> None:
-    assert (
-        points_made(
-            RING, "A plain mistake, with no detector.", QUESTION, MISTAKES, field=REAL_FIELD
-        ).mistakes
-        == []
-    )
+def test_a_mistake_without_evidence_is_found_only_by_its_claims_words() -> None:
+    """ "A plain mistake, with no detector." has no evidence: only an answer that says most
+    of its words, in one statement, states it (tests/grading/test_claims.py)."""
+    for answer in ("RS then AG, 2(N-1)K/N per rank", "a mistake, plainly", "a detector"):
+        assert points_made(RING, answer, QUESTION, MISTAKES, field=REAL_FIELD).mistakes == []
 
 
 def test_a_point_needs_its_substance_not_only_its_words() -> None:

@@ -1,0 +1,119 @@
+"""A common mistake said in the answer's own words: found by what its claim says.
+
+A mistake's evidence (its phrases, formulas and figures) finds the ways it is usually typed; a
+writer who states it in other words is found by its claim instead: the first sentence of the
+mistake's text ("Saying SP doubles TP's traffic because…"), less how it is framed ("Saying")
+and what follows as the truth ("…, when NVLink hops are cheaper"). One affirmative statement
+of the answer that says most of the claim's words, weighed by what each word proves
+(app.grading.field), with every figure, direction and turning word ("only", "every") the claim
+gives, states it. Tuned on the labelled sets that may be tuned on (bench/grader.py --tuning).
+"""
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from app.grading.evidence import Answer, Quantity, close, read, word_in
+from app.grading.field import Field
+from app.grading.text import Word, clauses, lower, normalise, stem
+
+CLAIM_SHARE = 0.7  # of a claim's words, weighed by what each proves, said in one statement
+CLAIM_MISSING = 5  # a statement may miss one word of the claim in five (at least one)
+CLAIM_WORDS = 3  # a claim of fewer words says too little to be found by its words
+CLAIM_QUESTION = 0.5  # weight of a claim's word that the question already says
+# A mistake that is something left out ("Forgetting the master copy") is not found by its
+# words: an answer that names the thing says the opposite.
+OMISSIONS = frozenset(
+    stem(w)
+    for w in "forgetting ignoring omitting skipping missing neglecting overlooking dropping".split()
+)
+FRAMES = frozenset(
+    stem(w)
+    for w in "say saying call calling think thinking assume assuming treat treating "
+    "quote quoting claim claiming believe believing".split()
+)
+DIRECTIONS = frozenset({"grow", "shrink", "more", "less", "double", "halv", "faster", "slower"})
+_CONTRAST = re.compile(r"\b(?:instead|rather|unlike|but|skip|skips|skipping|avoid|except)\b")
+# Words on which a claim turns ("profiling only the slow build", "the same cost"): a statement
+# without them does not say it, however many of its other words it has.
+_TURNS = re.compile(r"\b(?:only|every|all|always|never|same|whole|entire|any)\b")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a common mistake asserts, from the first sentence of its text ("Saying SP doubles
+    TP's traffic…"): its words, each weighed by what it proves, and its figures. An answer
+    states it where one affirmative statement says CLAIM_SHARE of it (by weight) and every
+    figure it gives; a statement that denies or contrasts anything is not read as stating it,
+    since a strong answer names a mistake mostly to set it aside."""
+
+    words: tuple[Word, ...]
+    weights: tuple[float, ...]
+    figures: tuple[Quantity, ...]
+    negative: bool  # the claim itself denies something ("SP adds no communication")
+    turns: frozenset[str]  # its words from _TURNS, each needed as it is
+    turn_words: tuple[Word, ...]  # its direction words ("shrinks", "more") and denied ones
+
+    def stated(self, answer: Answer) -> int | None:
+        """The first statement of the answer that states the claim (its index), or None."""
+        total = sum(self.weights)
+        rarest = self.words[self.weights.index(max(self.weights))]
+        for index, part in enumerate(answer.clauses):
+            if not self.negative and (part.denied or _CONTRAST.search(part.text)):
+                continue
+            if not self.turns <= {_UNIVERSAL.get(t, t) for t in _TURNS.findall(part.text)}:
+                continue
+            if any(
+                word_in(w, part, answer, frozenset()) is None for w in (rarest, *self.turn_words)
+            ):
+                continue
+            if not all(
+                any(close(f, got, strict=True) for got in answer.quantities[index])
+                for f in self.figures
+            ):
+                continue
+            found = [word_in(word, part, answer, frozenset()) is not None for word in self.words]
+            said = sum(w for w, yes in zip(self.weights, found, strict=True) if yes)
+            if found.count(False) > max(1, len(found) // CLAIM_MISSING):
+                continue
+            if total and said / total >= CLAIM_SHARE:
+                return index
+        return None
+
+
+@lru_cache(maxsize=1024)
+def claims_of(texts: tuple[str, ...], question: str, field: Field) -> tuple[Claim | None, ...]:
+    """The claim of each mistake's text (None where its words cannot find it), its words
+    weighed in `field`, those `question` already says at CLAIM_QUESTION."""
+    asked = {w.stem for c in clauses(lower(normalise(question))) for w in c.words}
+    return tuple(_claim(text, asked, field) for text in texts)
+
+
+_UNIVERSAL = dict.fromkeys(("every", "all", "always", "any", "whole", "entire"), "every")
+_SUBORDINATE = re.compile(r",?\s(?:when|which|where|while|whereas)\s|;\s|\s[—–]\s")
+_FIRST_SENTENCE = re.compile(r"(?<=[a-z0-9)$%\"'`])\.\s")
+
+
+def _claim(text: str, asked: set[str], field: Field) -> Claim | None:
+    first = _FIRST_SENTENCE.split(text.strip())[0]
+    first = _SUBORDINATE.split(first)[0]  # "…, when NVLink hops are cheaper": what is true
+    read_claim = clauses(lower(normalise(first)))
+    words = [w for c in read_claim for w in c.words]
+    if words and words[0].stem in OMISSIONS:
+        return None
+    if words and first.split()[0].lower().endswith("ing"):
+        words = words[1:]  # "Saying", "Assuming": how the mistake is framed, not what it says
+    words = [w for w in words if w.stem not in FRAMES]  # "…and calling it the peak"
+    unique: dict[str, Word] = {}
+    for word in words:
+        if len(word.stem) > 1:
+            unique.setdefault(word.stem, word)
+    if len(unique) < CLAIM_WORDS:
+        return None
+    weights = tuple(field.evidence(s) * (CLAIM_QUESTION if s in asked else 1.0) for s in unique)
+    figures = tuple(q for part in read(first).quantities for q in part)
+    negative = any(w.negated for w in unique.values())
+    turns = frozenset(_UNIVERSAL.get(t, t) for t in _TURNS.findall(first.lower()))
+    # its direction words and what it denies: a statement that misses one says otherwise
+    directions = tuple(w for w in unique.values() if w.stem in DIRECTIONS or w.negated)
+    return Claim(tuple(unique.values()), weights, figures, negative, turns, directions)
