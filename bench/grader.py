@@ -207,7 +207,8 @@ def median_ms(grade: Grade, card: CardView, answer: str, field: Field, repeats: 
 # --- the independent measure (tests/grading/independent/README.md) ----------------------------
 
 INDEPENDENT = ANSWERS / "independent"
-FRESH = ANSWERS / "fresh"
+SECOND = ANSWERS / "second"  # kept aside until 2 December 2026's evening, tuned on since
+ASIDE = ANSWERS / "aside"  # kept aside whole: nothing lists its misgrades or prints it alone
 INDEPENDENT_KINDS = ("strong", "partial", "wrong", "mistake")
 
 
@@ -239,10 +240,16 @@ def _labelled(folder: Path) -> list[Judged]:
     ]
 
 
-def load_fresh() -> list[Judged]:
-    """The fresh set (tests/grading/fresh/README.md), kept aside whole: nothing lists its
-    misgrades and no option prints it alone."""
-    return _labelled(FRESH)
+def load_second() -> list[Judged]:
+    """The second independent set (tests/grading/second/README.md): tuned on since it stopped
+    being a measure."""
+    return _labelled(SECOND)
+
+
+def load_aside() -> list[Judged]:
+    """The set kept aside (tests/grading/aside/README.md), whole: nothing lists its misgrades
+    and no option prints it alone."""
+    return _labelled(ASIDE)
 
 
 def load_independent() -> tuple[list[Judged], list[Judged]]:
@@ -324,10 +331,11 @@ def _card(catalog: Catalog, card_id: str) -> CardView:
 
 def show_tuning_misgrades(catalog: Catalog) -> None:
     """`python bench/grader.py --misgrades`: every answer of the independent set's tuning part
-    that the grader credits or flags differently from its labels. Never the held-out part."""
+    and of the second set that the grader credits or flags differently from its labels. Never
+    the independent set's held-out part, never the set kept aside."""
     tuning, _held = load_independent()
     field = Field.of(catalog)
-    for item in tuning:
+    for item in tuning + load_second():
         card = _card(catalog, item.card)
         got = set(grader(card, item.answer, field))
         found = set(detected_mistakes(card, item.answer, field))
@@ -367,15 +375,18 @@ def main() -> None:
         report_latency(catalog, everything)
         return
     tuning, held = load_independent()
+    second = load_second()
     if "--tuning" in sys.argv:  # only what may be tuned on: never a held-out figure
         report("tuning", sets["tuning"], catalog)
         report_independent("independent, tuning part", tuning, catalog)
+        report_independent("second independent set (tuned on since 2 December)", second, catalog)
         return
     for name, items in sets.items():
         report(name, items, catalog)
     report_independent("independent, tuning part", tuning, catalog)
     report_independent("independent, held out (nothing tuned on it)", held, catalog)
-    report_independent("fresh set, kept aside whole (nothing tuned on it)", load_fresh(), catalog)
+    report_independent("second independent set (tuned on since 2 December)", second, catalog)
+    report_independent("set kept aside, whole (nothing tuned on it)", load_aside(), catalog)
     report_latency(catalog, everything)
 
 
