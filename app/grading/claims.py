@@ -36,7 +36,8 @@ DIRECTIONS = frozenset({"grow", "shrink", "more", "less", "double", "halv", "fas
 _CONTRAST = re.compile(r"\b(?:instead|rather|unlike|but|skip|skips|skipping|avoid|except)\b")
 # Words on which a claim turns ("profiling only the slow build", "the same cost"): a statement
 # without them does not say it, however many of its other words it has.
-_TURNS = re.compile(r"\b(?:only|every|all|always|never|same|whole|entire|any)\b")
+TURNS = ("only", "every", "all", "always", "never", "same", "whole", "entire", "any")
+_TURNS = re.compile(rf"\b(?:{'|'.join(TURNS)})\b")
 
 
 @dataclass(frozen=True)
