@@ -9,16 +9,18 @@ of the answer that says most of the claim's words, weighed by what each word pro
 gives, states it. Tuned on the labelled sets that may be tuned on (bench/grader.py --tuning).
 """
 
+import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.grading.evidence import Answer, Quantity, close, read, word_in
+from app.grading.evidence import COUNT_WORDS, Answer, Quantity, close, read, word_in
 from app.grading.field import Field
 from app.grading.text import Word, clauses, lower, normalise, stem
 
 CLAIM_SHARE = 0.7  # of a claim's words, weighed by what each proves, said in one statement
-CLAIM_MISSING = 5  # a statement may miss one word of the claim in five (at least one)
+CLAIM_MISSING = 5  # a statement may miss one word of the claim in five (none of a shorter one)
 CLAIM_WORDS = 3  # a claim of fewer words says too little to be found by its words
 CLAIM_QUESTION = 0.5  # weight of a claim's word that the question already says
 # A mistake that is something left out ("Forgetting the master copy") is not found by its
@@ -54,6 +56,11 @@ class Claim:
     negative: bool  # the claim itself denies something ("SP adds no communication")
     turns: frozenset[str]  # its words from _TURNS, each needed as it is
     turn_words: tuple[Word, ...]  # its direction words ("shrinks", "more") and denied ones
+    counts: frozenset[tuple[str, str]]  # what it counts, and how many ("eight", "rank")
+
+    @property
+    def counted(self) -> frozenset[str]:
+        return frozenset(noun for _count, noun in self.counts)
 
     def stated(self, answer: Answer) -> int | None:
         """The first statement of the answer that states the claim (its index), or None."""
@@ -73,9 +80,14 @@ class Claim:
                 for f in self.figures
             ):
                 continue
+            if any(
+                noun in self.counted and (count, noun) not in self.counts
+                for count, noun in _counts(part.words)
+            ):
+                continue  # "one rank per node" is not the claim's "8 ranks per node"
             found = [word_in(word, part, answer, frozenset()) is not None for word in self.words]
             said = sum(w for w, yes in zip(self.weights, found, strict=True) if yes)
-            if found.count(False) > max(1, len(found) // CLAIM_MISSING):
+            if found.count(False) > len(found) // CLAIM_MISSING:
                 continue
             if total and said / total >= CLAIM_SHARE:
                 return index
@@ -117,4 +129,14 @@ def _claim(text: str, asked: set[str], field: Field) -> Claim | None:
     turns = frozenset(_UNIVERSAL.get(t, t) for t in _TURNS.findall(first.lower()))
     # its direction words and what it denies: a statement that misses one says otherwise
     directions = tuple(w for w in unique.values() if w.stem in DIRECTIONS or w.negated)
-    return Claim(tuple(unique.values()), weights, figures, negative, turns, directions)
+    counts = _counts(words)
+    return Claim(tuple(unique.values()), weights, figures, negative, turns, directions, counts)
+
+
+def _counts(words: Sequence[Word]) -> frozenset[tuple[str, str]]:
+    """Each count and the word it counts: ("eight", "rank") in "8 ranks per node"."""
+    return frozenset(
+        (count.stem, noun.stem)
+        for count, noun in itertools.pairwise(words)
+        if count.stem in COUNT_WORDS
+    )

@@ -96,3 +96,13 @@ def test_a_statement_that_states_a_mistake_makes_no_point() -> None:
     apart = "PCIe carries gradients down and weights up. The transfers overlap so offload is free."
     result = points_made(RUBRIC, apart, QUESTION, [FREE], field=REAL_FIELD)
     assert result.mistakes == [0] and result.points == [1]
+
+
+def test_a_different_count_of_what_the_claim_counts_does_not_state_it() -> None:
+    nic = Mistake(
+        text="Using one NIC's 50 GB/s for a group with 8 ranks per node.",
+        evidence=[["the slowest NIC decides"]],
+    )
+    assert found(nic, "a group with 8 ranks per node shares one NIC at 50 GB/s") == [0]
+    # every word of the claim is there, 8 included, but 8 counts nodes, and one counts ranks
+    assert found(nic, "a group of 8 nodes with one rank per node uses one NIC at 50 GB/s") == []
