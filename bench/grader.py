@@ -208,6 +208,7 @@ def median_ms(grade: Grade, card: CardView, answer: str, field: Field, repeats: 
 
 INDEPENDENT = ANSWERS / "independent"
 SECOND = ANSWERS / "second"  # kept aside until 2 December 2026's evening, tuned on since
+THIRD = ANSWERS / "third"  # kept aside until its second look, tuned on since
 ASIDE = ANSWERS / "aside"  # kept aside whole: nothing lists its misgrades or prints it alone
 INDEPENDENT_KINDS = ("strong", "partial", "wrong", "mistake")
 
@@ -244,6 +245,12 @@ def load_second() -> list[Judged]:
     """The second independent set (tests/grading/second/README.md): tuned on since it stopped
     being a measure."""
     return _labelled(SECOND)
+
+
+def load_third() -> list[Judged]:
+    """The third independent set (tests/grading/third/README.md): tuned on since its second
+    look."""
+    return _labelled(THIRD)
 
 
 def load_aside() -> list[Judged]:
@@ -331,11 +338,11 @@ def _card(catalog: Catalog, card_id: str) -> CardView:
 
 def show_tuning_misgrades(catalog: Catalog) -> None:
     """`python bench/grader.py --misgrades`: every answer of the independent set's tuning part
-    and of the second set that the grader credits or flags differently from its labels. Never
+    and of the second and third sets that the grader credits or flags differently from its labels. Never
     the independent set's held-out part, never the set kept aside."""
     tuning, _held = load_independent()
     field = Field.of(catalog)
-    for item in tuning + load_second():
+    for item in tuning + load_second() + load_third():
         card = _card(catalog, item.card)
         got = set(grader(card, item.answer, field))
         found = set(detected_mistakes(card, item.answer, field))
@@ -375,18 +382,21 @@ def main() -> None:
         report_latency(catalog, everything)
         return
     tuning, held = load_independent()
-    second = load_second()
+    second, third = load_second(), load_third()
     if "--tuning" in sys.argv:  # only what may be tuned on: never a held-out figure
         report("tuning", sets["tuning"], catalog)
         report_independent("independent, tuning part", tuning, catalog)
         report_independent("second independent set (tuned on since 2 December)", second, catalog)
+        report_independent("third independent set (tuned on since 2 December)", third, catalog)
         return
     for name, items in sets.items():
         report(name, items, catalog)
     report_independent("independent, tuning part", tuning, catalog)
     report_independent("independent, held out (nothing tuned on it)", held, catalog)
     report_independent("second independent set (tuned on since 2 December)", second, catalog)
-    report_independent("set kept aside, whole (nothing tuned on it)", load_aside(), catalog)
+    report_independent("third independent set (tuned on since 2 December)", third, catalog)
+    if any(ASIDE.glob("labelled-*.yml")):
+        report_independent("set kept aside, whole (nothing tuned on it)", load_aside(), catalog)
     report_latency(catalog, everything)
 
 
