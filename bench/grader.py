@@ -338,8 +338,8 @@ def _card(catalog: Catalog, card_id: str) -> CardView:
 
 def show_tuning_misgrades(catalog: Catalog) -> None:
     """`python bench/grader.py --misgrades`: every answer of the independent set's tuning part
-    and of the second and third sets that the grader credits or flags differently from its labels. Never
-    the independent set's held-out part, never the set kept aside."""
+    and of the second and third sets that the grader credits or flags differently from its
+    labels. Never the independent set's held-out part, never the set kept aside."""
     tuning, _held = load_independent()
     field = Field.of(catalog)
     for item in tuning + load_second() + load_third():
