@@ -409,8 +409,8 @@ def _phrase_spans(
                  if words[i].stem in wanted),
                 None,
             )  # fmt: skip
-            if step is None:
-                break
+            if step is None or any(w.stem in REVERSING for w in words[position + 1 : step]):
+                break  # "same alpha, different constraint" does not say "same constraint"
             matched.append(words[step])
             position = step
         else:
@@ -419,6 +419,9 @@ def _phrase_spans(
     return out
 
 
+# Words that, standing between a phrase's words, say the opposite of the phrase: "goes through,
+# outside the router" is not "goes through the router".
+REVERSING = frozenset({"differ", "other", "opposit", "outsid", "unlik", "except"})
 COUNT_WORDS = frozenset(
     "two three four five six seven eight nine ten eleven twelve one twice half double".split()
 )

@@ -223,3 +223,22 @@ def test_a_factor_the_point_writes_is_needed_in_any_notation() -> None:
         assert points_made(point, right, field=REAL_FIELD).points == [0], right
     result = points_made(point, "ZeRO-3 bytes: 2x those of DP", field=REAL_FIELD)
     assert result.points == [] and "1.5x" in result.withheld[0]
+
+
+def test_a_word_that_reverses_between_a_phrases_words_breaks_it() -> None:
+    """ "goes through, outside the router" does not say "goes through the router"; "same alpha,
+    different constraint" does not say "same constraint"."""
+    shared = [
+        Mistake(
+            text="Treating the shared expert as one more routed expert.",
+            evidence=[["shared expert goes through the router"], ["same constraint at any scope"]],
+        )
+    ]
+
+    def found(answer: str) -> list[int]:
+        return points_made(RING, answer, QUESTION, shared, field=REAL_FIELD).mistakes
+
+    assert found("the shared expert goes through the router like the others") == [0]
+    assert found("the shared expert: every token goes through it, outside the router") == []
+    assert found("same constraint at any scope") == [0]
+    assert found("same alpha, a different constraint at each scope") == []
