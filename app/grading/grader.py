@@ -150,7 +150,7 @@ def points_made(
         mistakes, read_answer, answer, claims_of(tuple(m.text for m in mistakes), question, field)
     )
     # A statement that states a listed mistake makes no point: its words are the wrong claim's.
-    right = _without(read_answer, wrong) if wrong else read_answer
+    right = _without(read_answer, set(wrong)) if wrong else read_answer
     withheld: dict[int, str] = {}
     scored = []
     for index, point in enumerate(compiled):
@@ -160,6 +160,13 @@ def points_made(
             if why:
                 withheld[index] = why
                 score = 0.0
+        elif wrong and _score(point, read_answer)[0] >= LENIENT:  # its words, in the mistake
+            said = next(iter(wrong.values()))
+            withheld[index] = (
+                contradicted.get(index)
+                or _lacks(point, read_answer)
+                or f"said only where you stated a common mistake: “{said}”"
+            )
         scored.append((score, found))
     clear = sum(1 for score, _found in scored if score >= THRESHOLD)
     bar = LENIENT if clear >= CLEAR_POINTS and not found_mistakes else THRESHOLD
@@ -213,8 +220,9 @@ def _figure_at(text: str, offset: int) -> str:
 
 def _mistakes(
     mistakes: Sequence[Mistake], answer: Answer, text: str, claims: Sequence[Claim | None]
-) -> tuple[list[int], dict[int, str], dict[int, str], set[int]]:
-    """The mistakes the answer states, the words that state each, and the points they deny:
+) -> tuple[list[int], dict[int, str], dict[int, str], dict[int, str]]:
+    """The mistakes the answer states, the words that state each, the points they deny, and
+    the statements that state them (each with its words):
     a mistake is stated where its evidence is found, or where one statement says most of
     what its claim says (app.grading.claims)."""
     compiled = _compile_mistakes(
@@ -223,15 +231,15 @@ def _mistakes(
     found: list[int] = []
     reasons: dict[int, str] = {}
     contradicted: dict[int, str] = {}
-    statements: set[int] = set()
+    statements: dict[int, str] = {}
     for index, (mistake, claim) in enumerate(zip(compiled, claims, strict=True)):
         where, offset = _evidence_of(mistake, answer) or (None, None)
         if where is None and claim is not None:
             where, offset = claim.stated(answer), None
         if where is not None:
             found.append(index)
-            statements.add(where)
             said = quote(text, _line_at(answer.clauses[where].text, offset))
+            statements.setdefault(where, said)
             reasons[index] = f"You said “{said}”"
             for point in mistake.contradicts:
                 contradicted.setdefault(point, f"contradicted by what you said: “{said}”")

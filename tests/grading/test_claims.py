@@ -93,6 +93,7 @@ def test_a_statement_that_states_a_mistake_makes_no_point() -> None:
     one = "PCIe carries gradients down and weights up and the transfers overlap so offload is free."
     result = points_made(RUBRIC, one, QUESTION, [FREE], field=REAL_FIELD)
     assert result.mistakes == [0] and result.points == []
+    assert result.withheld[1] == f"said only where you stated a common mistake: “{one[:-1]}”"
     apart = "PCIe carries gradients down and weights up. The transfers overlap so offload is free."
     result = points_made(RUBRIC, apart, QUESTION, [FREE], field=REAL_FIELD)
     assert result.mistakes == [0] and result.points == [1]
