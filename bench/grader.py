@@ -73,10 +73,11 @@ strong answers flagged; independent tuning part 0.947 → 0.939, 0.42 → 0.26. 
 looked at twice, whole (the grader of d96d4dd, then the first claims): F1 0.853 → 0.869,
 1.19 → 0.81, mistakes 0.901 / 0.540 → 0.896 / 0.587, 9 → 10 of 96 strong answers flagged.
 The set kept aside (tests/grading/aside: 372 answers over 124 cards, written and labelled after
-those changes), looked at once, whole: the grader and content of d96d4dd → those of 5119d84: F1 0.880 → 0.885 (strong 0.967 → 0.962, partial 0.939 → 0.937,
-mistake 0.880 → 0.866), 1.16 → 0.86 points credited per wrong answer beyond its labels,
-mistakes precision 0.918 → 0.917 and recall 0.537 → 0.581 (229 stated), a false mistake on
-7 → 8 of 95 strong answers. Not reached: 0.5 points per wrong answer, recall 0.7.
+those changes), looked at once, whole, the grader and content of d96d4dd → those of 5119d84:
+F1 0.880 → 0.885 (strong 0.967 → 0.962, partial 0.939 → 0.937, mistake 0.880 → 0.866),
+1.16 → 0.86 points credited per wrong answer beyond its labels, mistakes precision 0.918 →
+0.917 and recall 0.537 → 0.581 (229 stated), a false mistake on 7 → 8 of 95 strong answers.
+Not reached: 0.5 points per wrong answer, recall 0.7.
 The word statistics (app.grading.field) come from the catalog loaded here, as the app's come
 from the catalog it serves. RINGSIDE_CONTENT_DIR points the bench at a draft of the content.
 """
