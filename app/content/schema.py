@@ -89,11 +89,14 @@ def _groups(value: Any) -> Any:
 class RubricPoint(Strict):
     """A key point, the keywords that suggest it, and what it cannot be made without: each
     group of `needs` must be found (any one of its elements: a formula, a number with its
-    unit, a phrase such as "grows with N"), or the point's words alone do not make it."""
+    unit, a phrase such as "grows with N"), or the point's words alone do not make it; and
+    where the point is an order ("intra-node tests before inter-node"), each group of `order`
+    must be found, the first said before the second, and so on."""
 
     point: Text
     keywords: list[Text] = Field(min_length=1)
     needs: list[list[Text]] = []
+    order: list[list[Text]] = []
 
     @field_validator("keywords")
     @classmethod
@@ -114,6 +117,19 @@ class RubricPoint(Strict):
                 raise Misplaced("an empty group: name at least one element", (index,))
             _specific_keywords(group, (index,))
         return needs
+
+    @field_validator("order", mode="before")
+    @classmethod
+    def _plain_order(cls, order: Any) -> Any:
+        return _groups(order)
+
+    @field_validator("order")
+    @classmethod
+    def _two_or_more_steps(cls, order: list[list[str]]) -> list[list[str]]:
+        if len(order) == 1:
+            raise ValueError("an order needs at least two groups: what comes first, then next")
+        cls._specific_needs(order)
+        return order
 
 
 class Mistake(Strict):

@@ -120,8 +120,18 @@ class Answer:
                     for i in range(1, len(stem) - 1)
                 )
                 found |= self.stems.intersection(swapped)
+            found = {hit for hit in found if not _opposites(stem, hit)}
             self._fuzzy[stem] = found
         return found
+
+
+# Prefixes a typo away from each other that mean the opposite: "intra-node" is no misspelling
+# of "inter-node".
+_OPPOSITE_PREFIXES = (("intra", "inter"), ("inter", "intra"))
+
+
+def _opposites(stem: str, other: str) -> bool:
+    return any(stem.startswith(a) and other.startswith(b) for a, b in _OPPOSITE_PREFIXES)
 
 
 def read(text: str) -> Answer:

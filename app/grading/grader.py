@@ -116,6 +116,7 @@ class _Point:
     own_weights: tuple[float, ...]  # each word's evidence, ECHO_COVER if the question says it
     about: frozenset[str]  # the strategies or stages the point speaks of, if any
     needs: tuple[tuple[Evidence, ...], ...] = ()  # each group: any one of these must be found
+    order: tuple[tuple[Evidence, ...], ...] = ()  # each group found, the first said first, …
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,10 @@ def points_made(
     `mistakes` with evidence are looked for, and a point one contradicts is not credited.
     `field` (the catalog's word counts, app.grading.field) says how much each word proves."""
     compiled = _compile(
-        tuple((p.point, tuple(p.keywords), tuple(map(tuple, p.needs))) for p in rubric),
+        tuple(
+            (p.point, tuple(p.keywords), tuple(map(tuple, p.needs)), tuple(map(tuple, p.order)))
+            for p in rubric
+        ),
         question,
         field,
     )
@@ -156,7 +160,7 @@ def points_made(
     for index, point in enumerate(compiled):
         score, found = _score(point, right)
         if score >= LENIENT:
-            why = contradicted.get(index) or _lacks(point, right)
+            why = contradicted.get(index) or _lacks(point, right, answer)
             if why:
                 withheld[index] = why
                 score = 0.0
@@ -164,7 +168,7 @@ def points_made(
             said = next(iter(wrong.values()))
             withheld[index] = (
                 contradicted.get(index)
-                or _lacks(point, read_answer)
+                or _lacks(point, read_answer, answer)
                 or f"said only where you stated a common mistake: “{said}”"
             )
         scored.append((score, found))
@@ -182,10 +186,10 @@ def points_made(
     return Check(points, reasons, found_mistakes, mistake_reasons, unsure, withheld)
 
 
-def _lacks(point: _Point, answer: Answer) -> str:
+def _lacks(point: _Point, answer: Answer, typed: str) -> str:
     """Why the point's words alone do not make it here ("" when nothing is lacking): a group
     of its needs with nothing found; where that group is a figure, the different figure the
-    answer gives instead."""
+    answer gives instead (quoted as `typed`); or its order not followed."""
     for group in point.needs:
         if any(found_at(e, answer, point.about if e.words else frozenset()) for e in group):
             continue  # a figure or a formula is the point's own, whatever the statement names
@@ -198,8 +202,25 @@ def _lacks(point: _Point, answer: Answer) -> str:
                     if conflict.end >= 0
                     else _figure_at(text, conflict.offset)
                 )
+                said = as_typed(typed, said)
                 return f"gives “{said}”, where the point's figure is {_alternatives(group)}"
         return "needs " + _alternatives(group)
+    return _out_of_order(point, answer, typed)
+
+
+def _out_of_order(point: _Point, answer: Answer, typed: str) -> str:
+    """Why the point's order is not the answer's ("" when it is): a step it never says, or
+    two steps said the other way round (the first mention of each counts)."""
+    said: list[tuple[int, int, str]] = []  # per step: where it is first said, and how
+    for group in point.order:
+        found = [span for e in group if (span := span_of(e, answer)) is not None]
+        if not found:
+            return "needs " + _alternatives(group)
+        index, start, end = min(found)
+        said.append((index, start, as_typed(typed, _whole(answer.clauses[index].text, start, end))))
+    for before, after in itertools.pairwise(said):
+        if after[:2] < before[:2]:
+            return f"puts “{after[2]}” before “{before[2]}”, the other way round"
     return ""
 
 
@@ -533,7 +554,9 @@ _EDGES = " .,;:()[]\"'"
 
 @lru_cache(maxsize=1024)
 def _compile(
-    rubric: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...],
+    rubric: tuple[
+        tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]], ...
+    ],
     question: str,
     words: Field,
 ) -> list[_Point]:
@@ -541,7 +564,7 @@ def _compile(
     asked_text = lower(normalise(question)).replace(" ", "")
     asked_quantities = [q for qs in read(question).quantities for q in qs]
     out = []
-    for point, keywords, needs in rubric:
+    for point, keywords, needs, order in rubric:
         point_text = compact(lower(normalise(point)))
         weighted = []
         for keyword in keywords:
@@ -576,7 +599,8 @@ def _compile(
             for group in needs
             if (compiled := tuple(e for k in group if _evidence(e := compile_keyword(k))))
         ) or _implicit_needs(point, weighted)
-        out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about, needed))
+        steps = tuple(tuple(compile_keyword(k) for k in group) for group in order)
+        out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about, needed, steps))
     return out
 
 
