@@ -104,31 +104,25 @@ class RubricPoint(Strict):
         _specific_keywords(keywords)
         return keywords
 
-    @field_validator("needs", mode="before")
+    @field_validator("needs", "order", mode="before")
     @classmethod
-    def _plain_needs(cls, needs: Any) -> Any:
-        return _groups(needs)
+    def _plain_groups(cls, groups: Any) -> Any:
+        return _groups(groups)
 
-    @field_validator("needs")
+    @field_validator("needs", "order")
     @classmethod
-    def _specific_needs(cls, needs: list[list[str]]) -> list[list[str]]:
-        for index, group in enumerate(needs):
+    def _specific_groups(cls, groups: list[list[str]]) -> list[list[str]]:
+        for index, group in enumerate(groups):
             if not group:
                 raise Misplaced("an empty group: name at least one element", (index,))
             _specific_keywords(group, (index,))
-        return needs
-
-    @field_validator("order", mode="before")
-    @classmethod
-    def _plain_order(cls, order: Any) -> Any:
-        return _groups(order)
+        return groups
 
     @field_validator("order")
     @classmethod
     def _two_or_more_steps(cls, order: list[list[str]]) -> list[list[str]]:
         if len(order) == 1:
             raise ValueError("an order needs at least two groups: what comes first, then next")
-        cls._specific_needs(order)
         return order
 
 

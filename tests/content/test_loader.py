@@ -371,3 +371,23 @@ def test_a_need_is_held_to_the_rubric_keywords_rule(tmp_path: Path) -> None:
     assert_error(
         tmp_path, path, line_of(path, "needs:"), "rubric.1.needs.0.1", "'4' is a single character"
     )
+
+
+def test_a_point_may_be_an_order_of_two_or_more_steps(tmp_path: Path) -> None:
+    write_topic(
+        tmp_path,
+        card().replace(
+            "keywords: [two]", "keywords: [two]\n    order: [[intra-node, one node], inter-node]"
+        ),
+    )
+    view = load_catalog(tmp_path).card("t-one")
+    assert view is not None
+    assert view.card.rubric[1].order == [["intra-node", "one node"], ["inter-node"]]
+
+
+def test_an_order_of_one_step_is_refused_on_its_line(tmp_path: Path) -> None:
+    path = write_topic(
+        tmp_path, card().replace("keywords: [two]", "keywords: [two]\n    order: [[intra-node]]")
+    )
+    at = line_of(path, "order: [[")
+    assert_error(tmp_path, path, at, "rubric.1.order", "at least two groups")
