@@ -599,7 +599,11 @@ def _compile(
             for group in needs
             if (compiled := tuple(e for k in group if _evidence(e := compile_keyword(k))))
         ) or _implicit_needs(point, weighted)
-        steps = tuple(tuple(compile_keyword(k) for k in group) for group in order)
+        steps = tuple(
+            compiled
+            for group in order
+            if (compiled := tuple(e for k in group if _evidence(e := compile_keyword(k))))
+        )  # a phrase of only words every sentence has ("since when") is no step
         out.append(_Point(tuple(weighted), tuple(own.values()), own_weights, about, needed, steps))
     return out
 

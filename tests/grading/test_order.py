@@ -39,3 +39,16 @@ def test_intra_is_no_misspelling_of_inter() -> None:
     """A typo is forgiven in a long word, but not one that turns a word into its opposite."""
     result = check("1. drain it\n2. inter-node nccl-tests\n3. then more inter-node nccl-tests")
     assert result.points == [] and "needs “intra-node”" in result.withheld[0]
+
+
+def test_a_step_of_only_common_words_is_no_step() -> None:
+    """ "since when" says nothing a sentence does not: it is left out, not looked for."""
+    point = [
+        RubricPoint(
+            point="Checks what changed before assuming a fault",
+            keywords=["what changed"],
+            order=[["what changed", "since when"], ["fault", "broken node"]],
+        )
+    ]
+    result = points_made(point, "first ask what changed, then look for a fault", field=REAL_FIELD)
+    assert result.points == [0]

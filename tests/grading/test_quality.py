@@ -98,20 +98,20 @@ def test_the_independent_held_out_part_is_not_worse(catalog: Catalog) -> None:
 # The second independent set (tests/grading/second): kept aside whole until the evening of 2
 # December 2026 (F1 0.849 → 0.875, 1.45 → 1.21 points per wrong answer beyond its labels,
 # mistakes precision 0.895 → 0.948 and recall 0.555 → 0.550, 8 → 4 of 80 strong answers
-# flagged, over that day's earlier work), tuned on since: 0.881, 0.89, 0.961 / 0.610, 3 of 80.
-# The third (tests/grading/third), looked at twice before it was tuned on: 0.876, 0.81, 0.932
+# flagged, over that day's earlier work), tuned on since: 0.887, 0.80, 0.961 / 0.610, 3 of 80.
+# The third (tests/grading/third), looked at twice before it was tuned on: 0.883, 0.72, 0.932
 # / 0.587, 4 of 96. Pinned a little below what is reached, so that a regression fails.
 TUNED = {
     "second": {
-        "least_f1": 0.87,
-        "most_unearned_per_wrong": 0.95,
+        "least_f1": 0.875,
+        "most_unearned_per_wrong": 0.86,
         "least_mistake_precision": 0.92,
         "least_mistake_recall": 0.58,
         "most_strong_flagged": 0.06,
     },
     "third": {
-        "least_f1": 0.86,
-        "most_unearned_per_wrong": 0.9,
+        "least_f1": 0.87,
+        "most_unearned_per_wrong": 0.78,
         "least_mistake_precision": 0.9,
         "least_mistake_recall": 0.55,
         "most_strong_flagged": 0.06,
