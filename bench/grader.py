@@ -72,12 +72,15 @@ phrase, all chosen on the tuning sets (the second set among them): second set F1
 strong answers flagged; independent tuning part 0.947 → 0.939, 0.42 → 0.26. The third set,
 looked at twice, whole (the grader of d96d4dd, then the first claims): F1 0.853 → 0.869,
 1.19 → 0.81, mistakes 0.901 / 0.540 → 0.896 / 0.587, 9 → 10 of 96 strong answers flagged.
-The set kept aside (tests/grading/aside: 372 answers over 124 cards, written and labelled after
-those changes), looked at once, whole, the grader and content of d96d4dd → those of 5119d84:
-F1 0.880 → 0.885 (strong 0.967 → 0.962, partial 0.939 → 0.937, mistake 0.880 → 0.866),
-1.16 → 0.86 points credited per wrong answer beyond its labels, mistakes precision 0.918 →
-0.917 and recall 0.537 → 0.581 (229 stated), a false mistake on 7 → 8 of 95 strong answers.
-Not reached: 0.5 points per wrong answer, recall 0.7.
+The fourth set (372 answers over 124 cards, written and labelled after those changes), then
+kept aside, looked at once, whole: the grader and content of d96d4dd → those of 5119d84: F1
+0.880 → 0.885 (strong 0.967 → 0.962, partial 0.939 → 0.937, mistake 0.880 → 0.866), 1.16 →
+0.86 points credited per wrong answer beyond its labels, mistakes precision 0.918 → 0.917 and
+recall 0.537 → 0.581 (229 stated), a false mistake on 7 → 8 of 95 strong answers.
+Then rubric points that are an order said so (`order` on 45 points of 20 cards, chosen on the
+tuning sets; the fourth set not looked at): second set 0.887, 0.80; third 0.883, 0.72; fourth
+(its second look, as it became tuning material) 0.887, 0.76, mistakes unchanged.
+ASIDE_FIGURES
 The word statistics (app.grading.field) come from the catalog loaded here, as the app's come
 from the catalog it serves. RINGSIDE_CONTENT_DIR points the bench at a draft of the content.
 """
@@ -223,6 +226,7 @@ def median_ms(grade: Grade, card: CardView, answer: str, field: Field, repeats: 
 INDEPENDENT = ANSWERS / "independent"
 SECOND = ANSWERS / "second"  # kept aside until 2 December 2026's evening, tuned on since
 THIRD = ANSWERS / "third"  # kept aside until its second look, tuned on since
+FOURTH = ANSWERS / "fourth"  # kept aside until its first look, tuned on since
 ASIDE = ANSWERS / "aside"  # kept aside whole: nothing lists its misgrades or prints it alone
 INDEPENDENT_KINDS = ("strong", "partial", "wrong", "mistake")
 
@@ -265,6 +269,12 @@ def load_third() -> list[Judged]:
     """The third independent set (tests/grading/third/README.md): tuned on since its second
     look."""
     return _labelled(THIRD)
+
+
+def load_fourth() -> list[Judged]:
+    """The fourth independent set (tests/grading/fourth/README.md): tuned on since its first
+    look."""
+    return _labelled(FOURTH)
 
 
 def load_aside() -> list[Judged]:
@@ -352,11 +362,11 @@ def _card(catalog: Catalog, card_id: str) -> CardView:
 
 def show_tuning_misgrades(catalog: Catalog) -> None:
     """`python bench/grader.py --misgrades`: every answer of the independent set's tuning part
-    and of the second and third sets that the grader credits or flags differently from its
-    labels. Never the independent set's held-out part, never the set kept aside."""
+    and of the second, third and fourth sets that the grader credits or flags differently
+    from its labels. Never the independent set's held-out part, never the set kept aside."""
     tuning, _held = load_independent()
     field = Field.of(catalog)
-    for item in tuning + load_second() + load_third():
+    for item in tuning + load_second() + load_third() + load_fourth():
         card = _card(catalog, item.card)
         got = set(grader(card, item.answer, field))
         found = set(detected_mistakes(card, item.answer, field))
@@ -396,12 +406,13 @@ def main() -> None:
         report_latency(catalog, everything)
         return
     tuning, held = load_independent()
-    second, third = load_second(), load_third()
+    second, third, fourth = load_second(), load_third(), load_fourth()
     if "--tuning" in sys.argv:  # only what may be tuned on: never a held-out figure
         report("tuning", sets["tuning"], catalog)
         report_independent("independent, tuning part", tuning, catalog)
         report_independent("second independent set (tuned on since 2 December)", second, catalog)
         report_independent("third independent set (tuned on since 2 December)", third, catalog)
+        report_independent("fourth independent set (tuned on since 2 December)", fourth, catalog)
         return
     for name, items in sets.items():
         report(name, items, catalog)
@@ -409,6 +420,7 @@ def main() -> None:
     report_independent("independent, held out (nothing tuned on it)", held, catalog)
     report_independent("second independent set (tuned on since 2 December)", second, catalog)
     report_independent("third independent set (tuned on since 2 December)", third, catalog)
+    report_independent("fourth independent set (tuned on since 2 December)", fourth, catalog)
     if any(ASIDE.glob("labelled-*.yml")):
         report_independent("set kept aside, whole (nothing tuned on it)", load_aside(), catalog)
     report_latency(catalog, everything)
