@@ -139,8 +139,9 @@ def points_made(
     field: Field,
 ) -> Check:
     """Grade `answer` against `rubric`; `question` (plain text) discounts words it repeats;
-    `mistakes` with evidence are looked for, and a point one contradicts is not credited.
-    `field` (the catalog's word counts, app.grading.field) says how much each word proves."""
+    `mistakes` are looked for, and a point one contradicts is not credited; a point that is an
+    order (`order`) is made only in that order. `field` (the catalog's word counts,
+    app.grading.field) says how much each word proves."""
     compiled = _compile(
         tuple(
             (p.point, tuple(p.keywords), tuple(map(tuple, p.needs)), tuple(map(tuple, p.order)))
@@ -268,6 +269,7 @@ def _mistakes(
 
 
 def _without(answer: Answer, statements: set[int]) -> Answer:
+    """The answer read without the statements given (by index): what else it says."""
     keep = [i for i in range(len(answer.clauses)) if i not in statements]
     return Answer(
         [answer.clauses[i] for i in keep],
