@@ -18,6 +18,7 @@ from bench.grader import (
     grader,
     independent_scores,
     keyword_matcher,
+    load_aside,
     load_fourth,
     load_independent,
     load_second,
@@ -135,6 +136,27 @@ def test_the_sets_tuned_on_are_not_worse(catalog: Catalog, name: str) -> None:
     assert len(items) >= 300 and len({i.card for i in items}) >= 100
     assert sum(i.kind in ("wrong", "mistake") for i in items) >= len(items) / 3
     _holds(independent_scores(items, catalog), TUNED[name])
+
+
+# The set kept aside (tests/grading/aside), looked at once, whole, when its labels landed:
+# F1 0.868, 0.73 points per wrong answer beyond its labels, mistakes precision 0.929 and recall
+# 0.588, 7 of 96 strong answers flagged (the grader and content of d96d4dd: 0.869, 1.06,
+# 0.935 / 0.531, 6 of 96). The 0.5 points per wrong answer and recall 0.7 are not
+# reached on it. Pinned a little below, so that a regression fails; nothing is tuned on it.
+ASIDE = {
+    "least_f1": 0.855,
+    "most_unearned_per_wrong": 0.8,
+    "least_mistake_precision": 0.9,
+    "least_mistake_recall": 0.56,
+    "most_strong_flagged": 0.1,
+}
+
+
+def test_the_set_kept_aside_is_not_worse(catalog: Catalog) -> None:
+    aside = load_aside()
+    assert len(aside) >= 300 and len({i.card for i in aside}) >= 100
+    assert sum(i.kind in ("wrong", "mistake") for i in aside) >= len(aside) / 3
+    _holds(independent_scores(aside, catalog), ASIDE)
 
 
 def _holds(found: IndependentScores, pins: dict[str, float]) -> None:
