@@ -71,10 +71,6 @@ class Claim:
                 continue
             if not self.turns <= {_UNIVERSAL.get(t, t) for t in _TURNS.findall(part.text)}:
                 continue
-            if any(
-                word_in(w, part, answer, frozenset()) is None for w in (rarest, *self.turn_words)
-            ):
-                continue
             if not all(
                 any(close(f, got, strict=True) for got in answer.quantities[index])
                 for f in self.figures
@@ -85,9 +81,13 @@ class Claim:
                 for count, noun in _counts(part.words)
             ):
                 continue  # "one rank per node" is not the claim's "8 ranks per node"
-            found = [word_in(word, part, answer, frozenset()) is not None for word in self.words]
-            said = sum(w for w, yes in zip(self.weights, found, strict=True) if yes)
-            if found.count(False) > len(found) // CLAIM_MISSING:
+            found = {w.stem: word_in(w, part, answer, frozenset()) is not None for w in self.words}
+            if not all(found[w.stem] for w in (rarest, *self.turn_words)):
+                continue
+            said = sum(
+                w for w, word in zip(self.weights, self.words, strict=True) if found[word.stem]
+            )
+            if list(found.values()).count(False) > len(found) // CLAIM_MISSING:
                 continue
             if total and said / total >= CLAIM_SHARE:
                 return index

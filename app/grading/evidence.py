@@ -102,6 +102,17 @@ class Answer:
             self._formulas[index] = found
         return found
 
+    def keeping(self, indexes: list[int]) -> "Answer":
+        """The answer read with only the statements given (by index), in their order."""
+        return Answer(
+            [self.clauses[i] for i in indexes],
+            [self.compact[i] for i in indexes],
+            [self.quantities[i] for i in indexes],
+            self.stems,
+            self._fuzzy,
+            [self.lines[i] for i in indexes] if self.lines else [],
+        )
+
     def similar(self, stem: str) -> set[str]:
         """Stems of the answer equal to `stem`, or one typo away if it is long enough."""
         found = self._fuzzy.get(stem)
@@ -539,9 +550,7 @@ def span_of_in(
     evidence: Evidence, answer: Answer, index: int, about: frozenset[str]
 ) -> tuple[int, int] | None:
     """`span_of` within one statement."""
-    one = Answer([answer.clauses[index]], [answer.compact[index]], [answer.quantities[index]],
-                 answer.stems, answer._fuzzy)  # fmt: skip
-    found = span_of(evidence, one, about)
+    found = span_of(evidence, answer.keeping([index]), about)
     return (found[1], found[2]) if found else None
 
 

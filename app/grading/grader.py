@@ -270,15 +270,7 @@ def _mistakes(
 
 def _without(answer: Answer, statements: set[int]) -> Answer:
     """The answer read without the statements given (by index): what else it says."""
-    keep = [i for i in range(len(answer.clauses)) if i not in statements]
-    return Answer(
-        [answer.clauses[i] for i in keep],
-        [answer.compact[i] for i in keep],
-        [answer.quantities[i] for i in keep],
-        answer.stems,
-        answer._fuzzy,
-        [answer.lines[i] for i in keep] if answer.lines else [],
-    )
+    return answer.keeping([i for i in range(len(answer.clauses)) if i not in statements])
 
 
 def _evidence_of(mistake: "_Mistake", answer: Answer) -> tuple[int, int] | None:
