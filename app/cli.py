@@ -116,11 +116,13 @@ def content_check(
         Path | None, typer.Option(help="Content folder (default RINGSIDE_CONTENT_DIR).")
     ] = None,
 ) -> None:
-    """Validate every topic file and the glossary; print the first problem as FILE:LINE: PROBLEM."""
+    """Validate every topic file and the glossary, and that no card states one of its own common
+    mistakes; print the first problem as FILE:LINE: PROBLEM."""
     from app.content.errata import load_errata
     from app.content.glossary import load_glossary
     from app.content.loader import ContentError, load_catalog
     from app.drills.check import check_content
+    from app.grading.own_answers import check_own_answers
     from app.labs import catalog as lab_catalog
 
     settings = load_settings(content_dir=content_dir)
@@ -128,6 +130,7 @@ def content_check(
         catalog = load_catalog(
             settings.content_dir, processes=os.cpu_count() or 1, check=check_content
         )
+        check_own_answers(catalog)
         lab_titles = lab_catalog.titles()
         glossary = load_glossary(settings.content_dir, catalog, lab_titles)
         errata = load_errata(settings.content_dir)

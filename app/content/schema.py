@@ -51,6 +51,7 @@ class FrontMatter(Strict):
 
 # A keyword is evidence that an answer made its point: one that turns up in any answer (a
 # letter, a digit, a unit, a two-letter word) is evidence of nothing.
+CLAIM_WORDS = 3  # a mistake's claim of fewer words says too little to be found by its words
 _NUMBERISH = re.compile(r"^[\d.,\s×x^eE+\-−/%*]*$")
 _BARE_UNITS = frozenset(
     "us µs μs ms s ns b kb kib mb mib gb gib tb tib gb/s tb/s gbps".split()
@@ -128,12 +129,27 @@ class RubricPoint(Strict):
 
 class Mistake(Strict):
     """A common mistake and what is true instead; `evidence` finds it in an answer (any one
-    element; an element that is a list needs all of its parts in one statement), and
-    `contradicts` names the rubric points (0-based) an answer making it cannot be credited."""
+    element; an element that is a list needs all of its parts in one statement), `claims`
+    are the wrong assertion as candidates type it, each found by most of its words in one
+    statement, and `contradicts` names the rubric points (0-based) an answer making it cannot
+    be credited."""
 
     text: Text
     evidence: list[list[Text]] = []
+    claims: list[Text] = []  # the wrong assertion as candidates type it, each read whole
     contradicts: list[int] = []
+
+    @field_validator("claims")
+    @classmethod
+    def _whole_claims(cls, claims: list[str]) -> list[str]:
+        for index, claim in enumerate(claims):
+            if len(re.findall(r"[^\W_]{2,}", claim)) < CLAIM_WORDS:
+                raise Misplaced(
+                    f"{claim!r} is too short to be a claim: write the wrong assertion whole, "
+                    f"in at least {CLAIM_WORDS} words",
+                    (index,),
+                )
+        return claims
 
     @field_validator("evidence", mode="before")
     @classmethod

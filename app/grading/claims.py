@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app.content.schema import CLAIM_WORDS
 from app.grading.evidence import COUNT_WORDS, Answer, Quantity, close, read, word_in
 from app.grading.field import Field
 from app.grading.text import Word, clauses, lower, normalise, stem
 
 CLAIM_SHARE = 0.7  # of a claim's words, weighed by what each proves, said in one statement
 CLAIM_MISSING = 5  # a statement may miss one word of the claim in five (none of a shorter one)
-CLAIM_WORDS = 3  # a claim of fewer words says too little to be found by its words
 CLAIM_QUESTION = 0.5  # weight of a claim's word that the question already says
 # A mistake that is something left out ("Forgetting the master copy") is not found by its
 # words: an answer that names the thing says the opposite.
@@ -95,11 +95,21 @@ class Claim:
 
 
 @lru_cache(maxsize=1024)
-def claims_of(texts: tuple[str, ...], question: str, field: Field) -> tuple[Claim | None, ...]:
-    """The claim of each mistake's text (None where its words cannot find it), its words
-    weighed in `field`, those `question` already says at CLAIM_QUESTION."""
+def claims_of(
+    mistakes: tuple[tuple[str, tuple[str, ...]], ...], question: str, field: Field
+) -> tuple[tuple[Claim, ...], ...]:
+    """The claims of each mistake, given as its text and its `claims`: the first sentence of
+    the text (unless its words cannot find it) and each claim as written, their words weighed
+    in `field`, those `question` already says at CLAIM_QUESTION."""
     asked = {w.stem for c in clauses(lower(normalise(question))) for w in c.words}
-    return tuple(_claim(text, asked, field) for text in texts)
+    return tuple(
+        tuple(
+            claim
+            for claim in (_claim(text, asked, field), *(_said(c, asked, field) for c in said))
+            if claim is not None
+        )
+        for text, said in mistakes
+    )
 
 
 _UNIVERSAL = dict.fromkeys(("every", "all", "always", "any", "whole", "entire"), "every")
@@ -108,15 +118,27 @@ _FIRST_SENTENCE = re.compile(r"(?<=[a-z0-9)$%\"'`])\.\s")
 
 
 def _claim(text: str, asked: set[str], field: Field) -> Claim | None:
+    """The claim of a mistake's text: its first sentence, less its framing and the truth."""
     first = _FIRST_SENTENCE.split(text.strip())[0]
     first = _SUBORDINATE.split(first)[0]  # "…, when NVLink hops are cheaper": what is true
-    read_claim = clauses(lower(normalise(first)))
-    words = [w for c in read_claim for w in c.words]
+    words = [w for c in clauses(lower(normalise(first))) for w in c.words]
     if words and words[0].stem in OMISSIONS:
         return None
     if words and first.split()[0].lower().endswith("ing"):
         words = words[1:]  # "Saying", "Assuming": how the mistake is framed, not what it says
     words = [w for w in words if w.stem not in FRAMES]  # "…and calling it the peak"
+    return _weighed(first, words, asked, field)
+
+
+def _said(claim: str, asked: set[str], field: Field) -> Claim | None:
+    """A claim of the mistake's `claims`: the wrong assertion as a candidate types it ("every
+    token still gets its k experts"), read whole, with no framing to drop."""
+    words = [w for c in clauses(lower(normalise(claim))) for w in c.words]
+    return _weighed(claim, words, asked, field)
+
+
+def _weighed(text: str, words: list[Word], asked: set[str], field: Field) -> Claim | None:
+    """The claim `text` makes with `words` (None for fewer than CLAIM_WORDS of them)."""
     unique: dict[str, Word] = {}
     for word in words:
         if len(word.stem) > 1:
@@ -124,9 +146,9 @@ def _claim(text: str, asked: set[str], field: Field) -> Claim | None:
     if len(unique) < CLAIM_WORDS:
         return None
     weights = tuple(field.evidence(s) * (CLAIM_QUESTION if s in asked else 1.0) for s in unique)
-    figures = tuple(q for part in read(first).quantities for q in part)
+    figures = tuple(q for part in read(text).quantities for q in part)
     negative = any(w.negated for w in unique.values())
-    turns = frozenset(_UNIVERSAL.get(t, t) for t in _TURNS.findall(first.lower()))
+    turns = frozenset(_UNIVERSAL.get(t, t) for t in _TURNS.findall(text.lower()))
     # its direction words and what it denies: a statement that misses one says otherwise
     directions = tuple(w for w in unique.values() if w.stem in DIRECTIONS or w.negated)
     counts = _counts(words)

@@ -152,7 +152,10 @@ def points_made(
     )
     read_answer = read(answer)
     found_mistakes, mistake_reasons, contradicted, wrong = _mistakes(
-        mistakes, read_answer, answer, claims_of(tuple(m.text for m in mistakes), question, field)
+        mistakes,
+        read_answer,
+        answer,
+        claims_of(tuple((m.text, tuple(m.claims)) for m in mistakes), question, field),
     )
     # A statement that states a listed mistake makes no point: its words are the wrong claim's.
     right = _without(read_answer, set(wrong)) if wrong else read_answer
@@ -241,7 +244,7 @@ def _figure_at(text: str, offset: int) -> str:
 
 
 def _mistakes(
-    mistakes: Sequence[Mistake], answer: Answer, text: str, claims: Sequence[Claim | None]
+    mistakes: Sequence[Mistake], answer: Answer, text: str, claims: Sequence[tuple[Claim, ...]]
 ) -> tuple[list[int], dict[int, str], dict[int, str], dict[int, str]]:
     """The mistakes the answer states, the words that state each, the points they deny, and
     the statements that state them (each with its words):
@@ -254,9 +257,11 @@ def _mistakes(
     reasons: dict[int, str] = {}
     contradicted: dict[int, str] = {}
     statements: dict[int, str] = {}
-    for index, (mistake, claim) in enumerate(zip(compiled, claims, strict=True)):
+    for index, (mistake, its_claims) in enumerate(zip(compiled, claims, strict=True)):
         where, offset = _evidence_of(mistake, answer) or (None, None)
-        if where is None and claim is not None:
+        for claim in its_claims:
+            if where is not None:
+                break
             where, offset = claim.stated(answer), None
         if where is not None:
             found.append(index)

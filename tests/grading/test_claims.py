@@ -1,6 +1,9 @@
 """A common mistake said in other words is found by its claim: most of what the first sentence
 of its text asserts, said in one affirmative statement."""
 
+import pytest
+from pydantic import ValidationError
+
 from app.content.schema import Mistake, RubricPoint
 from app.grading import points_made
 from tests.grading.real import REAL_FIELD
@@ -107,3 +110,23 @@ def test_a_different_count_of_what_the_claim_counts_does_not_state_it() -> None:
     assert found(nic, "a group with 8 ranks per node shares one NIC at 50 GB/s") == [0]
     # every word of the claim is there, 8 included, but 8 counts nodes, and one counts ranks
     assert found(nic, "a group of 8 nodes with one rank per node uses one NIC at 50 GB/s") == []
+
+
+def test_a_mistakes_claims_find_it_in_the_words_candidates_type() -> None:
+    """The text's first sentence says "exactly k experts under Expert Choice"; a candidate
+    types "every token still gets its k experts": only a claim written that way finds it."""
+    text = "Saying every token gets exactly k experts under Expert Choice. Some get none."
+    answer = "EC is a drop-in swap, every token still gets its k experts, picked by the experts."
+    rubric = [RubricPoint(point="Experts pick their top tokens", keywords=["experts pick"])]
+    question = "What changes with Expert Choice routing?"
+    plain = Mistake(text=text, evidence=[["exactly k experts per token"]])
+    claimed = plain.model_copy(update={"claims": ["every token gets its k experts"]})
+    assert points_made(rubric, answer, question, [plain], field=REAL_FIELD).mistakes == []
+    assert points_made(rubric, answer, question, [claimed], field=REAL_FIELD).mistakes == [0]
+    denied = "Not every token gets its k experts: some get none, others more."
+    assert points_made(rubric, denied, question, [claimed], field=REAL_FIELD).mistakes == []
+
+
+def test_a_claim_of_one_or_two_words_is_refused() -> None:
+    with pytest.raises(ValidationError, match="too short to be a claim"):
+        Mistake(text="Saying X.", evidence=[["x is y"]], claims=["AG first"])
