@@ -15,16 +15,16 @@ Targets: F1 >= 0.85, at most 0.5 points per wrong answer. Then the median time o
 a 300-word answer (target: under 20 ms), beside the keyword matcher's time on the same answer.
 
 `--tuning` prints only the figures that may be tuned on (the tuning set, the independent set's
-tuning part, the second and third sets), `--latency` only the timing.
+tuning part, the second to fifth sets), `--latency` only the timing.
 
-Four independent sets, each written by writers who never saw the grader, any keyword list or
+Six independent sets, each written by writers who never saw the grader, any keyword list or
 another set, and labelled by others (tests/grading/*/README.md): `independent` (every third
-card held out, never listed), `second` and `third` (each a measure kept aside whole until its
-figures had been looked at too often, tuned on since), and `aside`, reported last, whole:
-nothing is tuned on it and no option lists its misgrades.
+card held out, never listed), `second` to `fifth` (each a measure kept aside whole until its
+figures had been looked at, tuned on since), and `aside`, reported last, whole: nothing is
+tuned on it and no option lists its misgrades.
 
 `python bench/grader.py --misgrades` lists the answers of the independent set's tuning part
-and of the second and third sets that the grader gets wrong, with its reasons.
+and of the second to fifth sets that the grader gets wrong, with its reasons.
 
 Measured after the third round (before it): tuning F1 0.907, 0.36 points per wrong answer
 (0.878, 0.39); held-out 0.821, 0.44 (0.789, 0.44); held-out 2 0.893, 0.25 (0.844, 0.33);
@@ -80,12 +80,12 @@ recall 0.537 → 0.581 (229 stated), a false mistake on 7 → 8 of 95 strong ans
 Then rubric points that are an order said so (`order` on 45 points of 20 cards, chosen on the
 tuning sets; the fourth set not looked at): second set 0.887, 0.80; third 0.883, 0.72; fourth
 (its second look, as it became tuning material) 0.887, 0.76, mistakes unchanged.
-The set kept aside (tests/grading/aside: 378 answers over 126 cards, written and labelled after
-all of that), looked at once, whole: the grader and content of d96d4dd → those of 3ad6f07: F1
-0.869 → 0.868 (strong 0.956 → 0.951, partial 0.915 → 0.897, mistake 0.860 → 0.820; precision
+The fifth set (tests/grading/fifth: 378 answers over 126 cards, written and labelled after all of
+that), then kept aside, looked at once, whole: the grader and content of d96d4dd → those of 3ad6f07:
+F1 0.869 → 0.868 (strong 0.956 → 0.951, partial 0.915 → 0.897, mistake 0.860 → 0.820; precision
 0.849 → 0.885, recall 0.889 → 0.852), 1.06 → 0.73 points credited per wrong answer beyond its
-labels, mistakes precision 0.935 → 0.929 and recall 0.531 → 0.588 (243 stated), a false
-mistake on 6 → 7 of 96 strong answers. Not reached: 0.5 points per wrong answer, recall 0.7.
+labels, mistakes precision 0.935 → 0.929 and recall 0.531 → 0.588 (243 stated), a false mistake on 6
+→ 7 of 96 strong answers. Not reached: 0.5 points per wrong answer, recall 0.7.
 The word statistics (app.grading.field) come from the catalog loaded here, as the app's come
 from the catalog it serves. RINGSIDE_CONTENT_DIR points the bench at a draft of the content.
 """
@@ -232,6 +232,7 @@ INDEPENDENT = ANSWERS / "independent"
 SECOND = ANSWERS / "second"  # kept aside until 2 December 2026's evening, tuned on since
 THIRD = ANSWERS / "third"  # kept aside until its second look, tuned on since
 FOURTH = ANSWERS / "fourth"  # kept aside until its first look, tuned on since
+FIFTH = ANSWERS / "fifth"  # kept aside until its first look, tuned on since
 ASIDE = ANSWERS / "aside"  # kept aside whole: nothing lists its misgrades or prints it alone
 INDEPENDENT_KINDS = ("strong", "partial", "wrong", "mistake")
 
@@ -280,6 +281,12 @@ def load_fourth() -> list[Judged]:
     """The fourth independent set (tests/grading/fourth/README.md): tuned on since its first
     look."""
     return _labelled(FOURTH)
+
+
+def load_fifth() -> list[Judged]:
+    """The fifth independent set (tests/grading/fifth/README.md): tuned on since its first
+    look."""
+    return _labelled(FIFTH)
 
 
 def load_aside() -> list[Judged]:
@@ -367,11 +374,11 @@ def _card(catalog: Catalog, card_id: str) -> CardView:
 
 def show_tuning_misgrades(catalog: Catalog) -> None:
     """`python bench/grader.py --misgrades`: every answer of the independent set's tuning part
-    and of the second, third and fourth sets that the grader credits or flags differently
+    and of the second to fifth sets that the grader credits or flags differently
     from its labels. Never the independent set's held-out part, never the set kept aside."""
     tuning, _held = load_independent()
     field = Field.of(catalog)
-    for item in tuning + load_second() + load_third() + load_fourth():
+    for item in tuning + load_second() + load_third() + load_fourth() + load_fifth():
         card = _card(catalog, item.card)
         got = set(grader(card, item.answer, field))
         found = set(detected_mistakes(card, item.answer, field))
@@ -411,13 +418,14 @@ def main() -> None:
         report_latency(catalog, everything)
         return
     tuning, held = load_independent()
-    second, third, fourth = load_second(), load_third(), load_fourth()
+    second, third, fourth, fifth = load_second(), load_third(), load_fourth(), load_fifth()
     if "--tuning" in sys.argv:  # only what may be tuned on: never a held-out figure
         report("tuning", sets["tuning"], catalog)
         report_independent("independent, tuning part", tuning, catalog)
         report_independent("second independent set (tuned on since 2 December)", second, catalog)
         report_independent("third independent set (tuned on since 2 December)", third, catalog)
         report_independent("fourth independent set (tuned on since 2 December)", fourth, catalog)
+        report_independent("fifth independent set (tuned on since 2 December)", fifth, catalog)
         return
     for name, items in sets.items():
         report(name, items, catalog)
@@ -426,6 +434,7 @@ def main() -> None:
     report_independent("second independent set (tuned on since 2 December)", second, catalog)
     report_independent("third independent set (tuned on since 2 December)", third, catalog)
     report_independent("fourth independent set (tuned on since 2 December)", fourth, catalog)
+    report_independent("fifth independent set (tuned on since 2 December)", fifth, catalog)
     if any(ASIDE.glob("labelled-*.yml")):
         report_independent("set kept aside, whole (nothing tuned on it)", load_aside(), catalog)
     report_latency(catalog, everything)
