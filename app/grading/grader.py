@@ -9,7 +9,7 @@ has clearly made several points, the rest need less evidence.
 A card's common mistakes are looked for too, by their evidence and by their claims
 (app.grading.claims). A point a stated mistake contradicts is not credited, the statement that
 states a mistake makes no point, and an answer that states one needs clearer evidence for all
-its points.
+its points (one that states two, evidence few answers have).
 """
 
 import itertools
@@ -127,6 +127,9 @@ class _Mistake:
 
 STATED_MISTAKE = 0.2  # added to the bar once an answer states a listed mistake: it has shown
 # that it confuses the card's subject, so its other points need clearer evidence
+FURTHER_MISTAKE = 1.0  # and for each further one: an answer that states two of the card's
+# mistakes does not know the card, and only evidence as clear as a formula and its words earns
+# it a point
 UNSURE = 0.15  # a point whose score is this close to the bar could go either way
 
 
@@ -179,7 +182,7 @@ def points_made(
     clear = sum(1 for score, _found in scored if score >= THRESHOLD)
     bar = LENIENT if clear >= CLEAR_POINTS and not found_mistakes else THRESHOLD
     if found_mistakes:
-        bar += STATED_MISTAKE
+        bar += STATED_MISTAKE + FURTHER_MISTAKE * (len(found_mistakes) - 1)
     points, reasons, unsure = [], {}, []
     for index, (score, found) in enumerate(scored):
         if score >= bar:
