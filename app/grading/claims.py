@@ -78,7 +78,7 @@ class Claim:
                 continue
             if any(
                 noun in self.counted and (count, noun) not in self.counts
-                for count, noun in _counts(part.words)
+                for count, noun in _counts(part.words) | _ones(part.text)
             ):
                 continue  # "one rank per node" is not the claim's "8 ranks per node"
             found = {w.stem: word_in(w, part, answer, frozenset()) is not None for w in self.words}
@@ -153,6 +153,14 @@ def _weighed(text: str, words: list[Word], asked: set[str], field: Field) -> Cla
     directions = tuple(w for w in unique.values() if w.stem in DIRECTIONS or w.negated)
     counts = _counts(words)
     return Claim(tuple(unique.values()), weights, figures, negative, turns, directions, counts)
+
+
+_ONE = re.compile(r"(?<![\w.])1\s+([a-z]\w+)")
+
+
+def _ones(text: str) -> frozenset[tuple[str, str]]:
+    """What "1" counts in a statement ("1 rank per node"): a lone 1 is not read as a word."""
+    return frozenset(("one", stem(noun)) for noun in _ONE.findall(text))
 
 
 def _counts(words: Sequence[Word]) -> frozenset[tuple[str, str]]:
