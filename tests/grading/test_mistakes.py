@@ -71,13 +71,24 @@ def test_a_denied_mistake_is_not_the_mistake() -> None:
 
 def test_a_point_a_stated_mistake_contradicts_is_not_credited() -> None:
     answer = (
-        "Reduce-scatter then all-gather; each GPU sends 2(N-1)K/N per rank, about 2K. "
-        "Also, the time is independent of N."
+        "It splits into a reduce-scatter followed by an all-gather; each GPU sends 2(N-1)K/N "
+        "per rank, about 2K. Also, the time is independent of N."
     )
     result = points_made(RING, answer, QUESTION, MISTAKES, field=REAL_FIELD)
     assert result.mistakes == [1]
     assert result.points == [0, 1]
     assert "contradicted" in result.withheld[2] and "independent of N" in result.withheld[2]
+
+
+def test_an_answer_that_states_a_mistake_needs_more_than_the_cards_words() -> None:
+    right = "Reduce-scatter then all-gather; each GPU sends 2(N-1)K/N per rank, about 2K."
+    assert points_made(RING, right, QUESTION, MISTAKES, field=REAL_FIELD).points == [0, 1, 2]
+    # Once it states a mistake, two of the card's terms no longer make a point: the grader
+    # cannot decide it (the interviewer model is offered). The formula it writes still does.
+    wrong = right + " Also, the time is independent of N."
+    result = points_made(RING, wrong, QUESTION, MISTAKES, field=REAL_FIELD)
+    assert result.mistakes == [1] and result.points == [1]
+    assert 0 in result.unsure and result.undecided
 
 
 def test_a_mistake_without_evidence_is_found_only_by_its_claims_words() -> None:

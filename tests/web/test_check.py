@@ -65,7 +65,10 @@ def test_check_names_the_mistakes_an_answer_states_in_its_own_words(client: Test
     assert body["mistake_corrections"]["0"].startswith("Saying K(N−1)")
     assert "2" not in body["points"] and "contradicted" in body["withheld"]["2"]
     # Point 1 writes (N−1)/N: "N−1" in "K(N−1)" has its words but not its formula.
-    assert body["points"] == [0] and "(N−1)/N" in body["withheld"]["1"]
+    assert "(N−1)/N" in body["withheld"]["1"]
+    # "RS then AG" would make point 0, but not in an answer that states a mistake: the grader
+    # cannot decide it, and says so.
+    assert body["points"] == [] and body["undecided"] == [0]
     assert set(body) >= {"points", "reasons", "model_available", "model", "undecided"}
 
 
