@@ -106,36 +106,41 @@ def test_the_independent_held_out_part_is_not_worse(catalog: Catalog) -> None:
 # (F1 0.880 → 0.885, 1.16 → 0.86, 0.918 / 0.537 → 0.917 / 0.581, 7 → 8 of 95, over the day's
 # work on mistakes' claims), then after points that are an order said so: 0.887, 0.76, 0.917
 # / 0.581, 8 of 95. The fifth (tests/grading/fifth), looked at once before it was tuned on:
-# 0.868, 0.73, 0.929 / 0.588, 7 of 96. Pinned a little below what is reached, so that a
+# 0.868, 0.73, 0.929 / 0.588, 7 of 96. Then every mistake's claims, the evidence that flagged
+# the tuning sets' right answers narrowed, and a higher bar for an answer that states a mistake
+# (3 December 2026): second 0.895, 0.64, 1.000 / 0.590, 0 of 80; third 0.886, 0.57, 0.954 /
+# 0.617, 0 of 96; fourth 0.901, 0.59, 0.985 / 0.568, 0 of 95; fifth 0.880, 0.56, 0.993 /
+# 0.568, 0 of 96 (no strong answer flagged on sets whose false flags were fixed by hand: the
+# set kept aside says what that is worth). Pinned a little below what is reached, so that a
 # regression fails.
 TUNED = {
     "second": {
-        "least_f1": 0.875,
-        "most_unearned_per_wrong": 0.86,
-        "least_mistake_precision": 0.92,
-        "least_mistake_recall": 0.58,
-        "most_strong_flagged": 0.06,
+        "least_f1": 0.88,
+        "most_unearned_per_wrong": 0.7,
+        "least_mistake_precision": 0.95,
+        "least_mistake_recall": 0.56,
+        "most_strong_flagged": 0.03,
     },
     "third": {
         "least_f1": 0.87,
-        "most_unearned_per_wrong": 0.78,
-        "least_mistake_precision": 0.9,
-        "least_mistake_recall": 0.55,
-        "most_strong_flagged": 0.06,
+        "most_unearned_per_wrong": 0.64,
+        "least_mistake_precision": 0.92,
+        "least_mistake_recall": 0.59,
+        "most_strong_flagged": 0.03,
     },
     "fourth": {
-        "least_f1": 0.875,
-        "most_unearned_per_wrong": 0.82,
-        "least_mistake_precision": 0.88,
-        "least_mistake_recall": 0.55,
-        "most_strong_flagged": 0.1,
+        "least_f1": 0.885,
+        "most_unearned_per_wrong": 0.66,
+        "least_mistake_precision": 0.95,
+        "least_mistake_recall": 0.54,
+        "most_strong_flagged": 0.03,
     },
     "fifth": {
-        "least_f1": 0.855,
-        "most_unearned_per_wrong": 0.8,
-        "least_mistake_precision": 0.9,
-        "least_mistake_recall": 0.56,
-        "most_strong_flagged": 0.1,
+        "least_f1": 0.865,
+        "most_unearned_per_wrong": 0.62,
+        "least_mistake_precision": 0.96,
+        "least_mistake_recall": 0.54,
+        "most_strong_flagged": 0.03,
     },
 }
 
