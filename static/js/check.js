@@ -127,10 +127,11 @@ async function check(card, id, text, box) {
   list.replaceChildren(...points.map((point, index) => {
     const li = document.createElement("li");
     const hit = made.has(index);
-    li.className = hit ? "is-made" : "is-missed";
+    const open = !hit && (result.undecided || []).includes(index);
+    li.className = hit ? "is-made" : open ? "is-missed is-undecided" : "is-missed";
     const mark = document.createElement("span");
     mark.className = "check-mark";
-    mark.textContent = hit ? "Made" : "Missed";
+    mark.textContent = hit ? "Made" : open ? "Undecided" : "Missed";
     const body = document.createElement("span");
     body.className = "check-point";
     body.innerHTML = point.html;
@@ -163,7 +164,10 @@ async function check(card, id, text, box) {
   }
   if (undecided.length) {
     const which = undecided.map((index) => index + 1).join(", ");
-    said += ` It cannot decide on point${undecided.length > 1 ? "s" : ""} ${which}: the words are there, but not clearly enough to call.`;
+    const why = mistakes.children.length
+      ? "the words are there, but an answer that states a common mistake has to say them more clearly"
+      : "the words are there, but not clearly enough to call";
+    said += ` It cannot decide on point${undecided.length > 1 ? "s" : ""} ${which}: ${why}.`;
   }
   status.textContent = said;
   status.className = undecided.length ? "check-status check-undecided" : "check-status";

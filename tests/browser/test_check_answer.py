@@ -75,3 +75,18 @@ def test_check_my_answer_looks_right(browser: Any, live_server: str) -> None:
         overflow = page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
         assert not overflow, f"horizontal scroll at {width} px"
         context.close()
+
+
+def test_a_point_left_undecided_by_a_stated_mistake_says_why(page: Any, live_server: str) -> None:
+    page.goto(f"{live_server}/cards/alpha-ring-bytes")
+    page.locator("textarea").fill("RS then AG.\nEach GPU sends K(N−1) bytes, so it tends to 2K.")
+    page.locator("button.check-answer").click()
+    page.locator(".check-mistakes li").first.wait_for()
+    status = page.locator(".check-status").inner_text()
+    assert "It states a common mistake, below." in status
+    assert "cannot decide on point 1" in status and "states a common mistake has to say" in status
+    assert "You said “Each GPU sends K(N−1) bytes" in page.locator(".check-mistakes").inner_text()
+    first = page.locator(".check-points li").first
+    assert "is-undecided" in (first.get_attribute("class") or "")
+    assert first.locator(".check-mark").inner_text().lower() == "undecided"
+    screenshot(page, "check-undecided-after-mistake")
