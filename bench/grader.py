@@ -15,16 +15,16 @@ Targets: F1 >= 0.85, at most 0.5 points per wrong answer. Then the median time o
 a 300-word answer (target: under 20 ms), beside the keyword matcher's time on the same answer.
 
 `--tuning` prints only the figures that may be tuned on (the tuning set, the independent set's
-tuning part, the second to fifth sets), `--latency` only the timing.
+tuning part, the second to sixth sets), `--latency` only the timing.
 
-Six independent sets, each written by writers who never saw the grader, any keyword list or
+Seven independent sets, each written by writers who never saw the grader, any keyword list or
 another set, and labelled by others (tests/grading/*/README.md): `independent` (every third
-card held out, never listed), `second` to `fifth` (each a measure kept aside whole until its
+card held out, never listed), `second` to `sixth` (each a measure kept aside whole until its
 figures had been looked at, tuned on since), and `aside`, reported last, whole: nothing is
 tuned on it and no option lists its misgrades.
 
 `python bench/grader.py --misgrades` lists the answers of the independent set's tuning part
-and of the second to fifth sets that the grader gets wrong, with its reasons.
+and of the second to sixth sets that the grader gets wrong, with its reasons.
 
 Measured after the third round (before it): tuning F1 0.907, 0.36 points per wrong answer
 (0.878, 0.39); held-out 0.821, 0.44 (0.789, 0.44); held-out 2 0.893, 0.25 (0.844, 0.33);
@@ -90,8 +90,8 @@ Then every mistake of the ten topics was given `claims` (the wrong assertion as 
 it), the evidence and claims that flagged right answers of the tuning sets were narrowed, and
 an answer that states a mistake needs clearer evidence for its other points (two mistakes,
 evidence few answers have). The second to fifth sets, pooled: F1 0.891 → 0.890, 0.69 → 0.59
-points per wrong answer, mistakes 0.982 / 0.585, no strong answer flagged. The set kept aside
-(tests/grading/aside: 378 answers over 126 cards, written and labelled before any claim),
+points per wrong answer, mistakes 0.982 / 0.585, no strong answer flagged. The set then kept aside
+(now tests/grading/sixth: 378 answers over 126 cards, written and labelled before any claim),
 looked at once, whole: the grader and content of 5e5dc46 → those of 3 December 2026: F1 0.872 →
 0.876 (strong 0.972 → 0.978, partial 0.911, mistake 0.827 → 0.799), 0.98 → 0.84 points
 credited per wrong answer beyond its labels, mistakes precision 0.891 → 0.930 and recall 0.528
@@ -244,6 +244,7 @@ SECOND = ANSWERS / "second"  # kept aside until 2 December 2026's evening, tuned
 THIRD = ANSWERS / "third"  # kept aside until its second look, tuned on since
 FOURTH = ANSWERS / "fourth"  # kept aside until its first look, tuned on since
 FIFTH = ANSWERS / "fifth"  # kept aside until its first look, tuned on since
+SIXTH = ANSWERS / "sixth"  # kept aside until its first look, tuned on since
 ASIDE = ANSWERS / "aside"  # kept aside whole: nothing lists its misgrades or prints it alone
 INDEPENDENT_KINDS = ("strong", "partial", "wrong", "mistake")
 
@@ -298,6 +299,12 @@ def load_fifth() -> list[Judged]:
     """The fifth independent set (tests/grading/fifth/README.md): tuned on since its first
     look."""
     return _labelled(FIFTH)
+
+
+def load_sixth() -> list[Judged]:
+    """The sixth independent set (tests/grading/sixth/README.md): tuned on since its first
+    look."""
+    return _labelled(SIXTH)
 
 
 def load_aside() -> list[Judged]:
@@ -385,11 +392,12 @@ def _card(catalog: Catalog, card_id: str) -> CardView:
 
 def show_tuning_misgrades(catalog: Catalog) -> None:
     """`python bench/grader.py --misgrades`: every answer of the independent set's tuning part
-    and of the second to fifth sets that the grader credits or flags differently
+    and of the second to sixth sets that the grader credits or flags differently
     from its labels. Never the independent set's held-out part, never the set kept aside."""
     tuning, _held = load_independent()
     field = Field.of(catalog)
-    for item in tuning + load_second() + load_third() + load_fourth() + load_fifth():
+    later = load_second() + load_third() + load_fourth() + load_fifth() + load_sixth()
+    for item in tuning + later:
         card = _card(catalog, item.card)
         got = set(grader(card, item.answer, field))
         found = set(detected_mistakes(card, item.answer, field))
@@ -430,6 +438,7 @@ def main() -> None:
         return
     tuning, held = load_independent()
     second, third, fourth, fifth = load_second(), load_third(), load_fourth(), load_fifth()
+    sixth = load_sixth()
     if "--tuning" in sys.argv:  # only what may be tuned on: never a held-out figure
         report("tuning", sets["tuning"], catalog)
         report_independent("independent, tuning part", tuning, catalog)
@@ -437,6 +446,7 @@ def main() -> None:
         report_independent("third independent set (tuned on since 2 December)", third, catalog)
         report_independent("fourth independent set (tuned on since 2 December)", fourth, catalog)
         report_independent("fifth independent set (tuned on since 2 December)", fifth, catalog)
+        report_independent("sixth independent set (tuned on since 3 December)", sixth, catalog)
         return
     for name, items in sets.items():
         report(name, items, catalog)
@@ -446,6 +456,7 @@ def main() -> None:
     report_independent("third independent set (tuned on since 2 December)", third, catalog)
     report_independent("fourth independent set (tuned on since 2 December)", fourth, catalog)
     report_independent("fifth independent set (tuned on since 2 December)", fifth, catalog)
+    report_independent("sixth independent set (tuned on since 3 December)", sixth, catalog)
     if any(ASIDE.glob("labelled-*.yml")):
         report_independent("set kept aside, whole (nothing tuned on it)", load_aside(), catalog)
     report_latency(catalog, everything)
