@@ -116,42 +116,46 @@ def test_the_independent_held_out_part_is_not_worse(catalog: Catalog) -> None:
 # regression fails. The sixth (tests/grading/sixth), looked at once before it was tuned on (the
 # grader and content of 5e5dc46 → those of 3 December 2026's first round): F1 0.872 → 0.876,
 # 0.98 → 0.84 points per wrong answer beyond its labels, mistakes 0.891 / 0.528 → 0.930 /
-# 0.546, 8 → 4 of 95 strong answers flagged.
+# 0.546, 8 → 4 of 95 strong answers flagged. Then every mistake's evidence and claims widened
+# to the tuning sets' misses: second 0.895, 0.39, 0.995 / 0.935, 0 of 80; third 0.890, 0.28,
+# 0.969 / 0.940, 0 of 96; fourth 0.905, 0.36, 0.986 / 0.917, 0 of 95; fifth 0.880, 0.35, 0.986
+# / 0.893, 0 of 96; sixth 0.879, 0.48, 0.957 / 0.917, 3 of 95 (fitted to these answers: the
+# set kept aside, below, says how much carries over).
 TUNED = {
     "second": {
         "least_f1": 0.88,
-        "most_unearned_per_wrong": 0.7,
+        "most_unearned_per_wrong": 0.45,
         "least_mistake_precision": 0.95,
-        "least_mistake_recall": 0.56,
+        "least_mistake_recall": 0.9,
         "most_strong_flagged": 0.03,
     },
     "third": {
-        "least_f1": 0.87,
-        "most_unearned_per_wrong": 0.64,
-        "least_mistake_precision": 0.92,
-        "least_mistake_recall": 0.59,
+        "least_f1": 0.875,
+        "most_unearned_per_wrong": 0.35,
+        "least_mistake_precision": 0.94,
+        "least_mistake_recall": 0.9,
         "most_strong_flagged": 0.03,
     },
     "fourth": {
-        "least_f1": 0.885,
-        "most_unearned_per_wrong": 0.66,
+        "least_f1": 0.89,
+        "most_unearned_per_wrong": 0.42,
         "least_mistake_precision": 0.95,
-        "least_mistake_recall": 0.54,
+        "least_mistake_recall": 0.88,
         "most_strong_flagged": 0.03,
     },
     "fifth": {
         "least_f1": 0.865,
-        "most_unearned_per_wrong": 0.62,
+        "most_unearned_per_wrong": 0.42,
         "least_mistake_precision": 0.96,
-        "least_mistake_recall": 0.54,
+        "least_mistake_recall": 0.86,
         "most_strong_flagged": 0.03,
     },
     "sixth": {
         "least_f1": 0.865,
-        "most_unearned_per_wrong": 0.9,
-        "least_mistake_precision": 0.9,
-        "least_mistake_recall": 0.52,
-        "most_strong_flagged": 0.07,
+        "most_unearned_per_wrong": 0.55,
+        "least_mistake_precision": 0.93,
+        "least_mistake_recall": 0.88,
+        "most_strong_flagged": 0.05,
     },
 }
 
@@ -172,15 +176,18 @@ def test_the_sets_tuned_on_are_not_worse(catalog: Catalog, name: str) -> None:
 
 
 # The set kept aside (tests/grading/aside: 378 answers over 126 cards, written and labelled on
-# 3 December 2026 before the day's second round of content work), looked at once, whole: see
-# its README for the figures. Pinned a little below, so that a regression fails; nothing is
-# tuned on it.
+# 3 December 2026 before the day's second round of content work), looked at once, whole, the
+# grader and content of c6ba440 → those after that round (evidence and claims widened to the
+# tuning sets' missed mistakes): F1 0.881 → 0.883, 0.90 → 0.79 points per wrong answer beyond
+# its labels, mistakes precision 0.952 → 0.946 and recall 0.559 → 0.662 (213 stated), 1 → 1 of
+# 96 strong answers flagged. The issue's 0.5 points per wrong answer and recall 0.7 are not
+# reached on it. Pinned a little below, so that a regression fails; nothing is tuned on it.
 ASIDE = {
-    "least_f1": 0.0,
-    "most_unearned_per_wrong": 9.0,
-    "least_mistake_precision": 0.0,
-    "least_mistake_recall": 0.0,
-    "most_strong_flagged": 1.0,
+    "least_f1": 0.87,
+    "most_unearned_per_wrong": 0.85,
+    "least_mistake_precision": 0.92,
+    "least_mistake_recall": 0.63,
+    "most_strong_flagged": 0.04,
 }
 
 
