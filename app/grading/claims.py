@@ -76,7 +76,7 @@ class Claim:
                 for f in self.figures
             ):
                 continue
-            if any(
+            if self.counts and any(
                 noun in self.counted and (count, noun) not in self.counts
                 for count, noun in _counts(part.words) | _ones(part.text)
             ):

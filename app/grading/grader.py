@@ -128,9 +128,9 @@ class _Mistake:
 
 STATED_MISTAKE = 0.45  # added to the bar once an answer states a listed mistake: it has shown
 # that it confuses the card's subject, so its other points need clearer evidence (0.45, from
-# 0.2, once the mistakes had their claims: on the second to fifth sets pooled, 0.69 → 0.57
-# points per wrong answer beyond the labels, F1 0.891 → 0.890, partial with a mistake 0.844 →
-# 0.817)
+# 0.2, once the mistakes had their claims: on the second to fifth sets pooled, with
+# SUBSTANCE_AFTER_MISTAKE, 0.69 → 0.59 points per wrong answer beyond the labels, F1 0.891 →
+# 0.890, partial with a mistake 0.844 → 0.821)
 SUBSTANCE_AFTER_MISTAKE = 0.2  # added instead for a point whose formula or figure it writes: the
 # answer's own substance, which vocabulary does not make
 FURTHER_MISTAKE = 1.0  # and for each further one: an answer that states two of the card's
