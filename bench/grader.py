@@ -15,16 +15,16 @@ Targets: F1 >= 0.85, at most 0.5 points per wrong answer. Then the median time o
 a 300-word answer (target: under 20 ms), beside the keyword matcher's time on the same answer.
 
 `--tuning` prints only the figures that may be tuned on (the tuning set, the independent set's
-tuning part, the second to sixth sets), `--latency` only the timing.
+tuning part, the second to seventh sets), `--latency` only the timing.
 
-Seven independent sets, each written by writers who never saw the grader, any keyword list or
+Eight independent sets, each written by writers who never saw the grader, any keyword list or
 another set, and labelled by others (tests/grading/*/README.md): `independent` (every third
-card held out, never listed), `second` to `sixth` (each a measure kept aside whole until its
+card held out, never listed), `second` to `seventh` (each a measure kept aside whole until its
 figures had been looked at, tuned on since), and `aside`, reported last, whole: nothing is
 tuned on it and no option lists its misgrades.
 
 `python bench/grader.py --misgrades` lists the answers of the independent set's tuning part
-and of the second to sixth sets that the grader gets wrong, with its reasons.
+and of the second to seventh sets that the grader gets wrong, with its reasons.
 
 Measured after the third round (before it): tuning F1 0.907, 0.36 points per wrong answer
 (0.878, 0.39); held-out 0.821, 0.44 (0.789, 0.44); held-out 2 0.893, 0.25 (0.844, 0.33);
@@ -102,7 +102,7 @@ sixth among them), by writers given those answers and a check that no right answ
 tuning sets is flagged: second to fifth sets F1 0.895, 0.886, 0.901, 0.880 → 0.895, 0.890,
 0.905, 0.880, points per wrong answer 0.64, 0.57, 0.59, 0.56 → 0.39, 0.28, 0.36, 0.35, mistake
 recall 0.59, 0.62, 0.57, 0.57 → 0.94, 0.94, 0.92, 0.89 (fitted to them). The new set kept
-aside (tests/grading/aside: 378 answers over 126 cards, written and labelled before that
+aside (now tests/grading/seventh: 378 answers over 126 cards, written and labelled before that
 round), looked at once, whole: F1 0.881 → 0.883 (mistake 0.828 → 0.808), 0.90 → 0.79 points
 per wrong answer, mistakes precision 0.952 → 0.946 and recall 0.559 → 0.662 (213 stated), a
 false mistake on 1 of 96 strong answers before and after. Not reached: 0.5 points per wrong
@@ -250,11 +250,9 @@ def median_ms(grade: Grade, card: CardView, answer: str, field: Field, repeats: 
 # --- the independent measure (tests/grading/independent/README.md) ----------------------------
 
 INDEPENDENT = ANSWERS / "independent"
-SECOND = ANSWERS / "second"  # kept aside until 2 December 2026's evening, tuned on since
-THIRD = ANSWERS / "third"  # kept aside until its second look, tuned on since
-FOURTH = ANSWERS / "fourth"  # kept aside until its first look, tuned on since
-FIFTH = ANSWERS / "fifth"  # kept aside until its first look, tuned on since
-SIXTH = ANSWERS / "sixth"  # kept aside until its first look, tuned on since
+# Each set after the first independent one, in the order it was written: each was kept aside
+# whole until its figures were looked at (once, or for the third twice), and tuned on since.
+TUNED_ON = ("second", "third", "fourth", "fifth", "sixth", "seventh")
 ASIDE = ANSWERS / "aside"  # kept aside whole: nothing lists its misgrades or prints it alone
 INDEPENDENT_KINDS = ("strong", "partial", "wrong", "mistake")
 
@@ -287,34 +285,12 @@ def _labelled(folder: Path) -> list[Judged]:
     ]
 
 
-def load_second() -> list[Judged]:
-    """The second independent set (tests/grading/second/README.md): tuned on since it stopped
-    being a measure."""
-    return _labelled(SECOND)
-
-
-def load_third() -> list[Judged]:
-    """The third independent set (tests/grading/third/README.md): tuned on since its second
-    look."""
-    return _labelled(THIRD)
-
-
-def load_fourth() -> list[Judged]:
-    """The fourth independent set (tests/grading/fourth/README.md): tuned on since its first
-    look."""
-    return _labelled(FOURTH)
-
-
-def load_fifth() -> list[Judged]:
-    """The fifth independent set (tests/grading/fifth/README.md): tuned on since its first
-    look."""
-    return _labelled(FIFTH)
-
-
-def load_sixth() -> list[Judged]:
-    """The sixth independent set (tests/grading/sixth/README.md): tuned on since its first
-    look."""
-    return _labelled(SIXTH)
+def load_tuned_on(name: str) -> list[Judged]:
+    """One of the sets in TUNED_ON (tests/grading/<name>/README.md): kept aside until its
+    figures were looked at, tuned on since."""
+    if name not in TUNED_ON:
+        raise ValueError(f"not a set that may be tuned on: {name}")
+    return _labelled(ANSWERS / name)
 
 
 def load_aside() -> list[Judged]:
@@ -402,11 +378,11 @@ def _card(catalog: Catalog, card_id: str) -> CardView:
 
 def show_tuning_misgrades(catalog: Catalog) -> None:
     """`python bench/grader.py --misgrades`: every answer of the independent set's tuning part
-    and of the second to sixth sets that the grader credits or flags differently
+    and of the sets in TUNED_ON that the grader credits or flags differently
     from its labels. Never the independent set's held-out part, never the set kept aside."""
     tuning, _held = load_independent()
     field = Field.of(catalog)
-    later = load_second() + load_third() + load_fourth() + load_fifth() + load_sixth()
+    later = [item for name in TUNED_ON for item in load_tuned_on(name)]
     for item in tuning + later:
         card = _card(catalog, item.card)
         got = set(grader(card, item.answer, field))
@@ -436,6 +412,13 @@ def report_latency(catalog: Catalog, everything: list[Labelled]) -> None:
         print(f"  {card_id:<18} grader {ours:6.2f} ms   keyword matcher {old:6.2f} ms")
 
 
+def report_tuned_on(catalog: Catalog) -> None:
+    for name in TUNED_ON:
+        report_independent(
+            f"{name} independent set (tuned on since its look)", load_tuned_on(name), catalog
+        )
+
+
 def main() -> None:
     catalog = load_catalog(CONTENT)
     if "--misgrades" in sys.argv:
@@ -447,26 +430,16 @@ def main() -> None:
         report_latency(catalog, everything)
         return
     tuning, held = load_independent()
-    second, third, fourth, fifth = load_second(), load_third(), load_fourth(), load_fifth()
-    sixth = load_sixth()
     if "--tuning" in sys.argv:  # only what may be tuned on: never a held-out figure
         report("tuning", sets["tuning"], catalog)
         report_independent("independent, tuning part", tuning, catalog)
-        report_independent("second independent set (tuned on since 2 December)", second, catalog)
-        report_independent("third independent set (tuned on since 2 December)", third, catalog)
-        report_independent("fourth independent set (tuned on since 2 December)", fourth, catalog)
-        report_independent("fifth independent set (tuned on since 2 December)", fifth, catalog)
-        report_independent("sixth independent set (tuned on since 3 December)", sixth, catalog)
+        report_tuned_on(catalog)
         return
     for name, items in sets.items():
         report(name, items, catalog)
     report_independent("independent, tuning part", tuning, catalog)
     report_independent("independent, held out (nothing tuned on it)", held, catalog)
-    report_independent("second independent set (tuned on since 2 December)", second, catalog)
-    report_independent("third independent set (tuned on since 2 December)", third, catalog)
-    report_independent("fourth independent set (tuned on since 2 December)", fourth, catalog)
-    report_independent("fifth independent set (tuned on since 2 December)", fifth, catalog)
-    report_independent("sixth independent set (tuned on since 3 December)", sixth, catalog)
+    report_tuned_on(catalog)
     if any(ASIDE.glob("labelled-*.yml")):
         report_independent("set kept aside, whole (nothing tuned on it)", load_aside(), catalog)
     report_latency(catalog, everything)
