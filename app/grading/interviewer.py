@@ -71,15 +71,18 @@ async def ask(config: Config, card: CardView, answer: str) -> Opinion:
         "temperature": 0,
         "response_format": {"type": "json_object"},
     }
+    late = Opinion(None, error=f"the model did not answer within {config.timeout_s:g} s")
     with anyio.move_on_after(config.timeout_s):
         try:
             reply = await anyio.to_thread.run_sync(
                 _post, config.url, body, config.timeout_s, abandon_on_cancel=True
             )
+        except TimeoutError:  # the socket's own timeout, which can come first on a busy machine
+            return late
         except (OSError, ValueError) as error:  # URLError, HTTPError, bad JSON
             return Opinion(None, error=f"the model could not be asked: {error}")
         return parse(reply, len(card.rubric))
-    return Opinion(None, error=f"the model did not answer within {config.timeout_s:g} s")
+    return late
 
 
 def _post(url: str, body: dict[str, Any], timeout_s: float) -> Any:
@@ -95,6 +98,10 @@ def _post(url: str, body: dict[str, Any], timeout_s: float) -> Any:
     except urllib.error.HTTPError as error:
         error.close()  # it holds the connection open otherwise
         raise OSError(f"HTTP {error.code} from {url}") from None
+    except urllib.error.URLError as error:
+        if isinstance(error.reason, TimeoutError):  # timed out while connecting
+            raise TimeoutError from None
+        raise
 
 
 def parse(reply: Any, points: int) -> Opinion:

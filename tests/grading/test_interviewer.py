@@ -126,6 +126,23 @@ def test_a_fenced_json_reply_is_read() -> None:
         assert ask(url).points == [1]
 
 
+@pytest.mark.parametrize("raised", [TimeoutError(), OSError("connection refused")])
+def test_a_socket_timeout_says_timed_out_as_the_clock_does(
+    monkeypatch: pytest.MonkeyPatch, raised: OSError
+) -> None:
+    """On a busy machine the socket's own timeout can come before the clock's: the user is
+    told the same thing either way, and anything else is a failure to ask."""
+
+    def post(*_args: Any) -> Any:
+        raise raised
+
+    monkeypatch.setattr(interviewer, "_post", post)
+    opinion = ask("http://127.0.0.1:9/v1", timeout_s=0.5)
+    assert opinion.points is None and opinion.error is not None
+    timed_out = "did not answer within 0.5 s" in opinion.error
+    assert timed_out == isinstance(raised, TimeoutError)
+
+
 def test_server_errors_and_timeouts_become_errors_in_time() -> None:
     with chat_server(status=500) as (url, _received):
         opinion = ask(url)
