@@ -127,7 +127,9 @@ def test_the_independent_held_out_part_is_not_worse(catalog: Catalog) -> None:
 # grader and content of 4cda2ca → those after that round (evidence, claims and needs widened to
 # the seventh set's misses and unearned points): F1 0.876 → 0.886, 0.74 → 0.60 points per wrong
 # answer beyond its labels, mistakes precision 0.950 → 0.948 and recall 0.627 → 0.684 (212
-# stated), 1 → 1 of 95 strong answers flagged.
+# stated), 1 → 1 of 95 strong answers flagged. Then a fourth round fitted to the eighth's
+# misses and unearned points: seventh 0.905, 0.32, 0.963 / 0.991, 0 of 96; eighth 0.900, 0.23,
+# 0.958 / 0.976, 1 of 95 (fitted: the set kept aside, below, says how much carries over).
 TUNED = {
     "second": {
         "least_f1": 0.88,
@@ -165,18 +167,18 @@ TUNED = {
         "most_strong_flagged": 0.05,
     },
     "seventh": {
-        "least_f1": 0.87,
-        "most_unearned_per_wrong": 0.85,
-        "least_mistake_precision": 0.92,
-        "least_mistake_recall": 0.63,
-        "most_strong_flagged": 0.04,
+        "least_f1": 0.895,
+        "most_unearned_per_wrong": 0.4,
+        "least_mistake_precision": 0.95,
+        "least_mistake_recall": 0.96,
+        "most_strong_flagged": 0.02,
     },
     "eighth": {
-        "least_f1": 0.875,
-        "most_unearned_per_wrong": 0.65,
-        "least_mistake_precision": 0.92,
-        "least_mistake_recall": 0.66,
-        "most_strong_flagged": 0.03,
+        "least_f1": 0.89,
+        "most_unearned_per_wrong": 0.3,
+        "least_mistake_precision": 0.94,
+        "least_mistake_recall": 0.95,
+        "most_strong_flagged": 0.02,
     },
 }
 
@@ -189,13 +191,20 @@ def test_the_sets_tuned_on_are_not_worse(catalog: Catalog, name: str) -> None:
     _holds(independent_scores(items, catalog), TUNED[name])
 
 
-# The set kept aside (tests/grading/aside), looked at once, whole: see its README.
+# The set kept aside (tests/grading/aside: 378 answers over 126 cards, written and labelled on
+# 3 December 2026 after the day's third round of content work and before its fourth), looked
+# at once, whole, the grader and content of 8bb4b4d → those after the fourth round (evidence,
+# claims and needs widened to the eighth set's misses and unearned points): F1 0.876 → 0.879,
+# 0.62 → 0.55 points per wrong answer beyond its labels, mistakes precision 0.887 → 0.889 and
+# recall 0.764 → 0.779 (195 stated), 4 → 4 of 95 strong answers flagged. The 0.5 points
+# per wrong answer is not reached on it. Pinned a little below, so that a regression fails;
+# nothing is tuned on it.
 ASIDE = {
     "least_f1": 0.87,
-    "most_unearned_per_wrong": 0.85,
-    "least_mistake_precision": 0.92,
-    "least_mistake_recall": 0.63,
-    "most_strong_flagged": 0.04,
+    "most_unearned_per_wrong": 0.6,
+    "least_mistake_precision": 0.86,
+    "least_mistake_recall": 0.75,
+    "most_strong_flagged": 0.05,
 }
 
 
