@@ -66,6 +66,8 @@ class Claim:
         """The first statement of the answer that states the claim (its index), or None."""
         total = sum(self.weights)
         rarest = self.words[self.weights.index(max(self.weights))]
+        if not all(answer.similar(w.stem) for w in (rarest, *self.turn_words)):
+            return None  # a word it cannot be stated without is nowhere in the answer
         for index, part in enumerate(answer.clauses):
             if not self.negative and (part.denied or _CONTRAST.search(part.text)):
                 continue
@@ -81,6 +83,8 @@ class Claim:
                 for count, noun in _counts(part.words) | _ones(part.text)
             ):
                 continue  # "one rank per node" is not the claim's "8 ranks per node"
+            if word_in(rarest, part, answer, frozenset()) is None:
+                continue
             found = {w.stem: word_in(w, part, answer, frozenset()) is not None for w in self.words}
             if not all(found[w.stem] for w in (rarest, *self.turn_words)):
                 continue

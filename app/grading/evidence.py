@@ -454,9 +454,14 @@ def found_at(
     """The statement (its index) and the offset in it where the evidence is affirmed, or None.
     Unless `loose`, a keyword of formulas and words ("bf16 gradient shard") must be written
     as it is, not only have its parts somewhere in one statement."""
+    # A phrase with a word the answer never says is nowhere: most of a card's evidence, skipped
+    # without reading each statement.
+    said = not evidence.words or all(answer.similar(w.stem) for w in evidence.words)
+    if not said and not (evidence.parts and loose):
+        return None
     for index, part in enumerate(answer.clauses):
         if evidence.words:
-            hits = _phrase_at(evidence.words, part.words, answer, counted=not loose)
+            hits = _phrase_at(evidence.words, part.words, answer, counted=not loose) if said else []
         else:
             places = _places(evidence, answer, index, whole=not loose)
             hits = [(at, part.negated_at(at)) for at in places]
