@@ -86,7 +86,7 @@ class Claim:
             if word_in(rarest, part, answer, frozenset()) is None:
                 continue
             found = {w.stem: word_in(w, part, answer, frozenset()) is not None for w in self.words}
-            if not all(found[w.stem] for w in (rarest, *self.turn_words)):
+            if not all(found[w.stem] for w in self.turn_words):  # the rarest: checked above
                 continue
             said = sum(
                 w for w, word in zip(self.weights, self.words, strict=True) if found[word.stem]
