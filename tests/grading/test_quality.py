@@ -129,7 +129,12 @@ def test_the_independent_held_out_part_is_not_worse(catalog: Catalog) -> None:
 # answer beyond its labels, mistakes precision 0.950 → 0.948 and recall 0.627 → 0.684 (212
 # stated), 1 → 1 of 95 strong answers flagged. Then a fourth round fitted to the eighth's
 # misses and unearned points: seventh 0.905, 0.32, 0.963 / 0.991, 0 of 96; eighth 0.900, 0.23,
-# 0.958 / 0.976, 1 of 95 (fitted: the set kept aside, below, says how much carries over).
+# 0.958 / 0.976, 1 of 95 (fitted: the set kept aside, below, says how much carries over). The
+# ninth (tests/grading/ninth: 378 answers over 126 cards, written and labelled on 3 December
+# 2026 after the day's third round of content work and before its fourth), looked at once,
+# whole, the grader and content of 8bb4b4d → those after the fourth round: F1 0.876 → 0.879,
+# 0.62 → 0.55 points per wrong answer beyond its labels, mistakes precision 0.887 → 0.889 and
+# recall 0.764 → 0.779 (195 stated), 4 → 4 of 95 strong answers flagged.
 TUNED = {
     "second": {
         "least_f1": 0.88,
@@ -179,6 +184,13 @@ TUNED = {
         "least_mistake_precision": 0.94,
         "least_mistake_recall": 0.95,
         "most_strong_flagged": 0.02,
+    },
+    "ninth": {
+        "least_f1": 0.87,
+        "most_unearned_per_wrong": 0.6,
+        "least_mistake_precision": 0.86,
+        "least_mistake_recall": 0.75,
+        "most_strong_flagged": 0.05,
     },
 }
 
