@@ -134,9 +134,10 @@ def test_higher_and_faster_are_not_lower_and_slower() -> None:
         RubricPoint(point="Higher bandwidth in the node", keywords=["higher bandwidth"]),
         RubricPoint(point="The ring is faster for big messages", keywords=["ring is faster"]),
     ]
-    assert made(rubric, "NVLink: higher bandwidth; the ring is faster") == [0, 1]
-    assert made(rubric, "NVLink: greater bandwidth; the ring is quicker") == [0, 1]
-    assert made(rubric, "NVLink: lower bandwidth; the ring is slower") == []
+    said = "NVLink: {} bandwidth in the node; the ring is {} for big messages"
+    assert made(rubric, said.format("higher", "faster")) == [0, 1]
+    assert made(rubric, said.format("greater", "quicker")) == [0, 1]
+    assert made(rubric, said.format("lower", "slower")) == []
 
 
 def test_only_in_a_phrase_is_required_and_not_only_denies_it() -> None:

@@ -89,7 +89,7 @@ def test_an_answer_that_clearly_makes_several_points_needs_less_for_the_rest() -
     ]
     weak = "the latency grows with N"
     assert points_made(rubric, weak, QUESTION, field=REAL_FIELD).points == []
-    strong = "RS then AG, 2(N-1)K/N per rank, tends to 2K. " + weak
+    strong = "splits into reduce-scatter and all-gather, 2(N-1)K/N per rank, tends to 2K. " + weak
     assert points_made(rubric, strong, QUESTION, field=REAL_FIELD).points == [0, 1, 2, 3]
 
 

@@ -72,7 +72,7 @@ def test_a_denied_mistake_is_not_the_mistake() -> None:
 def test_a_point_a_stated_mistake_contradicts_is_not_credited() -> None:
     answer = (
         "It splits into a reduce-scatter followed by an all-gather; each GPU sends 2(N-1)K/N "
-        "per rank, about 2K. Also, the time is independent of N."
+        "per rank, a factor 2(N-1)/N of the buffer, about 2K. Also, the time is independent of N."
     )
     result = points_made(RING, answer, QUESTION, MISTAKES, field=REAL_FIELD)
     assert result.mistakes == [1]
@@ -81,7 +81,10 @@ def test_a_point_a_stated_mistake_contradicts_is_not_credited() -> None:
 
 
 def test_an_answer_that_states_a_mistake_needs_more_than_the_cards_words() -> None:
-    right = "Reduce-scatter then all-gather; each GPU sends 2(N-1)K/N per rank, about 2K."
+    right = (
+        "Reduce-scatter then all-gather; each GPU sends 2(N-1)K/N per rank, a factor 2(N-1)/N "
+        "of K, about 2K."
+    )
     assert points_made(RING, right, QUESTION, MISTAKES, field=REAL_FIELD).points == [0, 1, 2]
     # Once it states a mistake, two of the card's terms no longer make a point: the grader
     # cannot decide it (the interviewer model is offered). The formula it writes still does.
@@ -164,7 +167,7 @@ def test_a_claim_about_another_subject_does_not_make_the_point() -> None:
 
 
 def test_a_point_at_the_threshold_is_one_the_grader_cannot_decide() -> None:
-    result = points_made(RING, "reduce-scatter", QUESTION, field=REAL_FIELD)
+    result = points_made(RING, "splits into a reduce-scatter", QUESTION, field=REAL_FIELD)
     assert result.points == [] and result.unsure == [0] and result.undecided
     assert not points_made(
         RING, "RS then AG, 2(N-1)K/N, about 2K", QUESTION, field=REAL_FIELD

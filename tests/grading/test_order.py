@@ -50,5 +50,5 @@ def test_a_step_of_only_common_words_is_no_step() -> None:
             order=[["what changed", "since when"], ["fault", "broken node"]],
         )
     ]
-    result = points_made(point, "first ask what changed, then look for a fault", field=REAL_FIELD)
+    result = points_made(point, "first check what changed, then look for a fault", field=REAL_FIELD)
     assert result.points == [0]
