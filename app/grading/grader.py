@@ -315,6 +315,8 @@ def _in_any_order(evidence: Evidence, answer: Answer) -> tuple[int, int] | None:
     if len(evidence.words) != 2:
         return None
     first, second = ((answer.similar(w.stem), w.negated) for w in evidence.words)
+    if not (first[0] and second[0]):
+        return None
     for index, part in enumerate(answer.clauses):
         for before, after in itertools.pairwise(part.words):
             said = (before.stem in second[0] and before.negated == second[1]) and (
@@ -433,7 +435,7 @@ def _written(evidence: Evidence, answer: Answer, about: frozenset[str]) -> list[
 def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> list[str]:
     """A phrase's words all said in one statement, though in another order or further apart
     ("the skew of the launches" for "launch skew"): the answer's words that say them, or []."""
-    if len(evidence.words) < 2:
+    if len(evidence.words) < 2 or not all(answer.similar(w.stem) for w in evidence.words):
         return []
     for part in answer.clauses:
         said = [word_in(w, part, answer, about) for w in evidence.words]
