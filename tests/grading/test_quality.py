@@ -134,7 +134,13 @@ def test_the_independent_held_out_part_is_not_worse(catalog: Catalog) -> None:
 # 2026 after the day's third round of content work and before its fourth), looked at once,
 # whole, the grader and content of 8bb4b4d → those after the fourth round: F1 0.876 → 0.879,
 # 0.62 → 0.55 points per wrong answer beyond its labels, mistakes precision 0.887 → 0.889 and
-# recall 0.764 → 0.779 (195 stated), 4 → 4 of 95 strong answers flagged.
+# recall 0.764 → 0.779 (195 stated), 4 → 4 of 95 strong answers flagged. Then higher bars and
+# a fifth round fitted to the ninth's misses and unearned points: second 0.924, 0.06, 0.985 /
+# 0.990, 0 of 80; third 0.907, 0.05, 0.971 / 0.987, 0 of 96; fourth 0.931, 0.05, 0.982 /
+# 0.974, 0 of 95; fifth 0.904, 0.01, 0.996 / 0.992, 0 of 96; sixth 0.907, 0.04, 0.977 / 0.982,
+# 0 of 95; seventh 0.914, 0.13, 0.959 / 0.995, 0 of 96; eighth 0.899, 0.09, 0.959 / 0.986, 0
+# of 95; ninth 0.894, 0.15, 0.929 / 0.938, 0 of 95 (fitted: the set kept aside, below, says
+# how much carries over).
 TUNED = {
     "second": {
         "least_f1": 0.88,
@@ -186,11 +192,11 @@ TUNED = {
         "most_strong_flagged": 0.02,
     },
     "ninth": {
-        "least_f1": 0.87,
-        "most_unearned_per_wrong": 0.6,
-        "least_mistake_precision": 0.86,
-        "least_mistake_recall": 0.75,
-        "most_strong_flagged": 0.05,
+        "least_f1": 0.885,
+        "most_unearned_per_wrong": 0.2,
+        "least_mistake_precision": 0.91,
+        "least_mistake_recall": 0.92,
+        "most_strong_flagged": 0.02,
     },
 }
 
@@ -204,17 +210,16 @@ def test_the_sets_tuned_on_are_not_worse(catalog: Catalog, name: str) -> None:
 
 
 # The set kept aside (tests/grading/aside: 378 answers over 126 cards, written and labelled on
-# 3 December 2026 after the day's third round of content work and before its fourth), looked
-# at once, whole, the grader and content of 8bb4b4d → those after the fourth round (evidence,
-# claims and needs widened to the eighth set's misses and unearned points): F1 0.876 → 0.879,
-# 0.62 → 0.55 points per wrong answer beyond its labels, mistakes precision 0.887 → 0.889 and
-# recall 0.764 → 0.779 (195 stated), 4 → 4 of 95 strong answers flagged. The 0.5 points
-# per wrong answer is not reached on it. Pinned a little below, so that a regression fails;
-# nothing is tuned on it.
+# the evening of 3 December 2026 on the content of 5687f6f), looked at once, whole, the grader
+# and content of 5687f6f → those after the higher bars and the fifth round of content work
+# (fitted to the ninth set): F1 0.884 → 0.892, 0.46 → 0.30 points per wrong answer beyond its
+# labels, mistakes precision 0.927 → 0.934 and recall 0.748 → 0.770 (222 stated), 4 → 3 of 94
+# strong answers flagged. Pinned a little below, so that a regression fails; nothing is tuned
+# on it.
 ASIDE = {
-    "least_f1": 0.87,
-    "most_unearned_per_wrong": 0.6,
-    "least_mistake_precision": 0.86,
+    "least_f1": 0.88,
+    "most_unearned_per_wrong": 0.36,
+    "least_mistake_precision": 0.91,
     "least_mistake_recall": 0.75,
     "most_strong_flagged": 0.05,
 }
