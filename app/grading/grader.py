@@ -244,13 +244,34 @@ def _out_of_order(point: _Point, answer: Answer, typed: str) -> str:
     return ""
 
 
+SHOWN_ALTERNATIVES = 3  # a reason names a few forms of what is needed, not the grader's list
+
+
 def _alternatives(group: tuple[Evidence, ...]) -> str:
-    """The group's alternatives as the card writes them, each once ("14 bytes" from the point
-    and from its keywords)."""
-    texts: dict[str, str] = {}
+    """A few of the group's alternatives as the card writes them, each once ("14 bytes" from
+    the point and from its keywords; "MTBF halves" and "MTBF is halved" are one wording): the
+    first figure, formula and phrase, then the next in the card's order, up to
+    SHOWN_ALTERNATIVES. A need can list dozens of wordings; a reader wants to know what is
+    missing, not the list."""
+    distinct: dict[str, Evidence] = {}
     for e in group:
-        texts.setdefault(" ".join(e.text.lower().split()), e.text)
-    return " or ".join(f"“{text}”" for text in texts.values())
+        key = " ".join(sorted({w.stem for w in e.words})) if e.words else e.text
+        distinct.setdefault(" ".join(key.lower().split()), e)
+    chosen: list[Evidence] = []
+    for kind in ("figure", "formula", "phrase"):
+        first = next((e for e in distinct.values() if _kind(e) == kind), None)
+        if first is not None and len(chosen) < SHOWN_ALTERNATIVES:
+            chosen.append(first)
+    chosen += [e for e in distinct.values() if e not in chosen][: SHOWN_ALTERNATIVES - len(chosen)]
+    shown = [e.text for e in distinct.values() if e in chosen]  # in the card's order
+    more = ", or the same in other words" if len(distinct) > len(shown) else ""
+    return " or ".join(f"“{text}”" for text in shown) + more
+
+
+def _kind(evidence: Evidence) -> str:
+    if evidence.quantity is not None:
+        return "figure"
+    return "formula" if evidence.formula else "phrase"
 
 
 def _figure_at(text: str, offset: int) -> str:

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from app.grading import check
+from app.content.schema import RubricPoint
+from app.grading import check, points_made
 from app.grading.text import lower, normalise
 from bench.grader import SETS, load_independent, load_set
 from tests.grading.real import REAL_CATALOG, REAL_FIELD
@@ -74,3 +75,24 @@ def test_a_reason_quotes_what_was_typed_not_the_keyword() -> None:
     assert result.reasons[0].startswith("matched “RS + AG”, “2Ψ”")
     quoted = [q for reason in result.reasons.values() for q in _QUOTED.findall(reason)]
     assert all(_typed_as(answer, q) for q in quoted), quoted
+
+
+def test_a_missing_need_is_named_by_a_few_of_its_wordings_not_the_whole_list() -> None:
+    """A need may list dozens of ways to say it; the reader is told what is missing, with the
+    first figure, formula and phrase the card gives, not the grader's list."""
+    wordings = ["MTBF halves", "MTBF is halved", "halves the MTBF", "MTBF drops by half"]
+    wordings += ["failure rate doubles", "twice as many failures", "M/2", "1.55 h", "rates add"]
+    point = RubricPoint(
+        point="The MTBF of the cluster changes", keywords=["MTBF of the cluster"], needs=[wordings]
+    )
+    answer = "the MTBF of the cluster changes when it doubles"
+    why = points_made([point], answer, field=REAL_FIELD).withheld
+    assert why[0] == "needs “MTBF halves” or “M/2” or “1.55 h”, or the same in other words"
+    short = RubricPoint(
+        point="The MTBF of the cluster changes",
+        keywords=["MTBF of the cluster"],
+        needs=[["MTBF halves", "M/2"]],
+    )
+    assert (
+        points_made([short], answer, field=REAL_FIELD).withheld[0] == "needs “MTBF halves” or “M/2”"
+    )
