@@ -235,7 +235,7 @@ def find(
     """Whether the evidence is in the answer (affirmed, denied), leaving out statements that
     name only other things than those the point is `about` ("DP all-gathers…" for FSDP's)."""
     affirmed = denied = False
-    if not evidence.parts and not _may_say(evidence, answer):
+    if not evidence.parts and not may_say(evidence, answer):
         return affirmed, denied
     for index in range(len(answer.clauses)):
         yes, no = _in_clause(evidence, answer, index, about)
@@ -249,7 +249,7 @@ def find(
     return affirmed, denied
 
 
-def _may_say(evidence: Evidence, answer: Answer) -> bool:
+def may_say(evidence: Evidence, answer: Answer) -> bool:
     """False when a phrase has a word the answer never says (nor a typo or synonym of it):
     then it is in no statement, and most of a card's phrases are skipped unread."""
     return not evidence.words or all(answer.similar(w.stem) for w in evidence.words)
@@ -464,7 +464,7 @@ def found_at(
     as it is, not only have its parts somewhere in one statement."""
     # A phrase with a word the answer never says is nowhere: most of a card's evidence, skipped
     # without reading each statement.
-    said = _may_say(evidence, answer)
+    said = may_say(evidence, answer)
     if not said and not (evidence.parts and loose):
         return None
     for index, part in enumerate(answer.clauses):
@@ -489,7 +489,7 @@ def found_together(
     """The statement, and an offset in it, where every element of `group` is affirmed on one
     line: "1F1B" and "halves the bubble" said of one thing, not in two paragraphs. (A line may
     hold several statements: "52% of peak -> more efficient".)"""
-    if not all(e.parts or _may_say(e, answer) for e in group):
+    if not all(e.parts or may_say(e, answer) for e in group):
         return None
     hits: list[list[tuple[int, int, int]]] = []  # per element: (line, statement, offset)
     for evidence in group:

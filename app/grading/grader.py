@@ -36,6 +36,7 @@ from app.grading.evidence import (
     formula_at,
     found_at,
     found_together,
+    may_say,
     quantities,
     quantity_conflict,
     read,
@@ -257,15 +258,15 @@ def _alternatives(group: tuple[Evidence, ...]) -> str:
     for e in group:
         key = " ".join(sorted({w.stem for w in e.words})) if e.words else e.text
         distinct.setdefault(" ".join(key.lower().split()), e)
-    chosen: list[Evidence] = []
-    for kind in ("figure", "formula", "phrase"):
-        first = next((e for e in distinct.values() if _kind(e) == kind), None)
-        if first is not None and len(chosen) < SHOWN_ALTERNATIVES:
-            chosen.append(first)
+    firsts = (next((e for e in distinct.values() if _kind(e) == k), None) for k in _KINDS)
+    chosen = [e for e in firsts if e is not None]
     chosen += [e for e in distinct.values() if e not in chosen][: SHOWN_ALTERNATIVES - len(chosen)]
     shown = [e.text for e in distinct.values() if e in chosen]  # in the card's order
     more = ", or the same in other words" if len(distinct) > len(shown) else ""
     return " or ".join(f"“{text}”" for text in shown) + more
+
+
+_KINDS = ("figure", "formula", "phrase")  # no more than SHOWN_ALTERNATIVES
 
 
 def _kind(evidence: Evidence) -> str:
@@ -456,7 +457,7 @@ def _written(evidence: Evidence, answer: Answer, about: frozenset[str]) -> list[
 def _scattered(evidence: Evidence, answer: Answer, about: frozenset[str]) -> list[str]:
     """A phrase's words all said in one statement, though in another order or further apart
     ("the skew of the launches" for "launch skew"): the answer's words that say them, or []."""
-    if len(evidence.words) < 2 or not all(answer.similar(w.stem) for w in evidence.words):
+    if len(evidence.words) < 2 or not may_say(evidence, answer):
         return []
     for part in answer.clauses:
         said = [word_in(w, part, answer, about) for w in evidence.words]
