@@ -67,6 +67,10 @@ def _header(data: bytes, pos: int) -> tuple[int, int, int]:
 
 
 def _uint(data: bytes) -> int:
+    """An unsigned integer element: at most 8 bytes in Matroska; a longer one is damage (its
+    value would overflow the Duration's float)."""
+    if len(data) > 8:
+        raise _Unreadable
     return int.from_bytes(data, "big")
 
 

@@ -68,3 +68,14 @@ def test_any_damage_to_a_take_is_served_without_an_error(data: st.DataObject) ->
         served = webm.with_duration(sample)
         assert isinstance(served, bytes)
         assert len(served) >= len(sample)  # a duration is added, nothing taken away
+
+
+def test_a_timecode_longer_than_matroska_allows_is_left_as_it_is() -> None:
+    """A cluster timecode of 200 bytes (damage: Matroska's integers have at most 8) would
+    overflow the Duration's float; the take is served as it is."""
+    cluster = TAKE.index(CLUSTER)
+    timecode = cluster + 4 + 8  # after the Cluster's id and its unknown size on 8 bytes
+    assert TAKE[timecode : timecode + 3] == bytes.fromhex("E78100")  # Timecode 0, 1 byte
+    damaged = TAKE[:timecode] + bytes.fromhex("E740C8") + b"\xff" * 200 + TAKE[timecode + 3 :]
+    assert webm.with_duration(damaged) == damaged
+    assert webm.duration_of(damaged) is None
